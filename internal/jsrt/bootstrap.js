@@ -1,0 +1,304 @@
+// Stepbox guest bootstrap. Evaluated once per runtime, before any user code,
+// from bytecode compiled by Stepbox itself. It captures the built-ins it relies
+// on, removes the raw host entry point from the global object, installs the
+// guest API (input, dataProxy, reportStatus, console, timers) and evaluates to
+// the dispatch function the host drives the run with.
+//
+// Every function here is named __sbx_* so that stack traces can drop the
+// bootstrap's own frames; user code is compiled by the AsyncFunction
+// constructor and its frames are the ones named "<input>".
+"use strict";
+(function __sbx_boot(global) {
+  const host = global.__sbx_host;
+  delete global.__sbx_host;
+
+  const JSONstringify = JSON.stringify;
+  const JSONparse = JSON.parse;
+  const ObjectKeys = Object.keys;
+  const ObjectFreeze = Object.freeze;
+  const ObjectDefineProperty = Object.defineProperty;
+  const ObjectGetPrototypeOf = Object.getPrototypeOf;
+  const ObjectPrototypeToString = Object.prototype.toString;
+  const ArrayIsArray = Array.isArray;
+  const StringCtor = String;
+  const PromiseCtor = Promise;
+  const PromiseResolve = Promise.resolve.bind(Promise);
+  const PromiseThen = Promise.prototype.then;
+  const ErrorCtor = Error;
+  const TypeErrorCtor = TypeError;
+  const RangeErrorCtor = RangeError;
+  const ReflectApply = Reflect.apply;
+  const MapCtor = Map;
+  const MapGet = Map.prototype.get;
+  const MapSet = Map.prototype.set;
+  const MapDelete = Map.prototype.delete;
+  const MapHas = Map.prototype.has;
+  const AsyncFunction = (async function () {}).constructor;
+
+  const pending = new MapCtor(); // request id -> [resolve, reject]
+  const timers = new MapCtor(); // timer id -> [fn, args, intervalMs]
+
+  const MAX_FORMAT = 64 * 1024; // characters of one formatted console argument
+
+  function __sbx_call(fn, thisArg, args) {
+    return ReflectApply(fn, thisArg, args);
+  }
+
+  // __sbx_json turns a guest value into JSON text, copying it exactly once:
+  // the host receives a string, never a live object, so a getter cannot
+  // change a value after the host checked it.
+  function __sbx_json(value, what) {
+    let text;
+    try {
+      text = JSONstringify(value);
+    } catch (e) {
+      let why;
+      try { why = StringCtor(e && e.message); } catch (_) { why = "unknown"; }
+      if (why === "out of memory") throw e;
+      if (why === "stack overflow") why = "nested too deeply";
+      throw new TypeErrorCtor(what + " is not JSON-serializable: " + why);
+    }
+    return text;
+  }
+
+  function __sbx_format(v, depth, seen) {
+    const t = typeof v;
+    if (t === "string") return depth === 0 ? v : JSONstringify(v);
+    if (t === "number" || t === "boolean" || v === undefined || v === null) return StringCtor(v);
+    if (t === "bigint") return StringCtor(v) + "n";
+    if (t === "symbol") return v.toString();
+    if (t === "function") return "[Function: " + (v.name || "(anonymous)") + "]";
+    if (seen.indexOf(v) >= 0) return "[Circular]";
+    if (v instanceof ErrorCtor) {
+      const stack = v.stack ? "\n" + v.stack : "";
+      return StringCtor(v.name) + ": " + StringCtor(v.message) + stack;
+    }
+    if (depth > 4) return ArrayIsArray(v) ? "[Array]" : "[Object]";
+    seen.push(v);
+    let out;
+    if (ArrayIsArray(v)) {
+      const parts = [];
+      let size = 0;
+      for (let i = 0; i < v.length; i++) {
+        if (i >= 100 || size > MAX_FORMAT) { parts.push("... " + (v.length - i) + " more items"); break; }
+        const s = __sbx_format(v[i], depth + 1, seen);
+        size += s.length;
+        parts.push(s);
+      }
+      out = "[ " + parts.join(", ") + " ]";
+      if (parts.length === 0) out = "[]";
+    } else {
+      const tag = ObjectPrototypeToString.call(v);
+      if (tag === "[object Date]") { seen.pop(); return v.toISOString ? v.toISOString() : StringCtor(v); }
+      if (tag === "[object Map]" || tag === "[object Set]") {
+        out = tag.slice(8, -1) + "(" + v.size + ") " + __sbx_format(ArrayFrom(v), depth + 1, seen);
+      } else {
+        const keys = ObjectKeys(v);
+        const parts = [];
+        let size = 0;
+        for (let i = 0; i < keys.length; i++) {
+          if (i >= 100 || size > MAX_FORMAT) { parts.push("... " + (keys.length - i) + " more keys"); break; }
+          const k = keys[i];
+          const s = k + ": " + __sbx_format(v[k], depth + 1, seen);
+          size += s.length;
+          parts.push(s);
+        }
+        out = parts.length === 0 ? "{}" : "{ " + parts.join(", ") + " }";
+      }
+    }
+    seen.pop();
+    return out;
+  }
+  const ArrayFrom = Array.from;
+
+  function __sbx_formatArgs(args) {
+    const parts = [];
+    for (let i = 0; i < args.length; i++) {
+      let s;
+      try {
+        s = __sbx_format(args[i], 0, []);
+      } catch (e) {
+        s = "[unformattable value]";
+      }
+      if (s.length > MAX_FORMAT) s = s.slice(0, MAX_FORMAT) + "...";
+      parts.push(s);
+    }
+    return parts.join(" ");
+  }
+
+  function __sbx_console(level) {
+    return function __sbx_log(...args) {
+      host("console", level, __sbx_formatArgs(args));
+    };
+  }
+
+  const consoleObj = {
+    log: __sbx_console("log"),
+    info: __sbx_console("info"),
+    warn: __sbx_console("warn"),
+    error: __sbx_console("error"),
+    debug: __sbx_console("debug"),
+  };
+  consoleObj.trace = consoleObj.debug;
+
+  function __sbx_request(method, params) {
+    if (typeof method !== "string") {
+      return PromiseCtor.reject(new TypeErrorCtor("dataProxy.request: method must be a string"));
+    }
+    let text;
+    try {
+      text = params === undefined ? "null" : __sbx_json(params, "dataProxy.request params");
+    } catch (e) {
+      return PromiseCtor.reject(e);
+    }
+    const id = host("request", method, text);
+    return new PromiseCtor(function __sbx_pending(resolve, reject) {
+      MapSet.call(pending, id, [resolve, reject]);
+    });
+  }
+
+  function __sbx_reportStatus(payload) {
+    host("status", payload === undefined ? "null" : __sbx_json(payload, "reportStatus payload"));
+  }
+
+  let timerSeq = 0;
+  function __sbx_setTimer(fn, ms, args, repeat) {
+    if (typeof fn !== "function") throw new TypeErrorCtor("the callback must be a function");
+    ms = +ms;
+    if (!(ms > 0)) ms = 0;
+    const id = ++timerSeq;
+    host("timer", id, ms);
+    MapSet.call(timers, id, [fn, args, repeat ? ms : -1]);
+    return id;
+  }
+  function __sbx_clearTimer(id) {
+    if (MapHas.call(timers, id)) {
+      MapDelete.call(timers, id);
+      host("cleartimer", id);
+    }
+  }
+
+  const guest = {
+    input: undefined,
+    dataProxy: ObjectFreeze({ request: __sbx_request }),
+    reportStatus: __sbx_reportStatus,
+    console: consoleObj,
+    setTimeout: function setTimeout(fn, ms, ...args) { return __sbx_setTimer(fn, ms, args, false); },
+    setInterval: function setInterval(fn, ms, ...args) { return __sbx_setTimer(fn, ms, args, true); },
+    clearTimeout: function clearTimeout(id) { __sbx_clearTimer(id); },
+    clearInterval: function clearInterval(id) { __sbx_clearTimer(id); },
+    queueMicrotask: function queueMicrotask(fn) {
+      if (typeof fn !== "function") throw new TypeErrorCtor("queueMicrotask: the callback must be a function");
+      PromiseThen.call(PromiseResolve(), function __sbx_microtask() { fn(); });
+    },
+  };
+  for (const k of ObjectKeys(guest)) {
+    ObjectDefineProperty(global, k, { value: guest[k], writable: true, configurable: true, enumerable: false });
+  }
+
+  // __sbx_failure describes a thrown value for the host without trusting it:
+  // every read is guarded, and a value that is not an Error is formatted.
+  function __sbx_failure(e) {
+    const info = { name: "", message: "", stack: "", line: 0, column: 0 };
+    try {
+      if (e instanceof ErrorCtor) {
+        try { info.name = StringCtor(e.name); } catch (_) { info.name = "Error"; }
+        try { info.message = StringCtor(e.message); } catch (_) {}
+        try { info.stack = typeof e.stack === "string" ? e.stack : ""; } catch (_) {}
+        try { info.line = e.lineNumber | 0; info.column = e.columnNumber | 0; } catch (_) {}
+      } else {
+        info.name = "Uncaught";
+        info.message = __sbx_formatArgs([e]);
+      }
+    } catch (_) {
+      info.name = "Uncaught";
+      info.message = "[unformattable thrown value]";
+    }
+    return JSONstringify(info);
+  }
+
+  function __sbx_finish(value) {
+    let text;
+    try {
+      text = value === undefined ? "null" : __sbx_json(value, "the result");
+      if (text === undefined) {
+        throw new TypeErrorCtor("the result is not JSON-serializable: " + typeof value);
+      }
+    } catch (e) {
+      host("done", false, __sbx_failure(e));
+      return;
+    }
+    host("done", true, text);
+  }
+
+  function __sbx_fail(e) {
+    host("done", false, __sbx_failure(e));
+  }
+
+  function __sbx_start(code, inputText) {
+    let fn;
+    try {
+      fn = new AsyncFunction(code);
+    } catch (e) {
+      host("syntax", __sbx_failure(e));
+      return;
+    }
+    let input;
+    try {
+      input = JSONparse(inputText);
+    } catch (e) {
+      host("done", false, __sbx_failure(e));
+      return;
+    }
+    ObjectDefineProperty(global, "input", { value: input, writable: true, configurable: true, enumerable: false });
+    let p;
+    try {
+      p = fn();
+    } catch (e) {
+      __sbx_fail(e);
+      return;
+    }
+    PromiseThen.call(p, __sbx_finish, __sbx_fail);
+  }
+
+  function __sbx_reply(id, ok, payload) {
+    const r = MapGet.call(pending, id);
+    if (r === undefined) return;
+    MapDelete.call(pending, id);
+    if (ok) {
+      let v;
+      try {
+        v = JSONparse(payload);
+      } catch (e) {
+        r[1](e);
+        return;
+      }
+      r[0](v);
+    } else {
+      r[1](new ErrorCtor(payload));
+    }
+  }
+
+  function __sbx_timer(id) {
+    const t = MapGet.call(timers, id);
+    if (t === undefined) return;
+    if (t[2] >= 0) {
+      host("timer", id, t[2]); // setInterval: the next tick keeps the same id
+    } else {
+      MapDelete.call(timers, id);
+    }
+    try {
+      __sbx_call(t[0], undefined, t[1]);
+    } catch (e) {
+      __sbx_fail(e);
+    }
+  }
+
+  return function __sbx_dispatch(kind, a, b, c) {
+    switch (kind) {
+      case "start": return __sbx_start(a, b);
+      case "reply": return __sbx_reply(a, b, c);
+      case "timer": return __sbx_timer(a);
+    }
+  };
+})(globalThis);

@@ -1,0 +1,104 @@
+package jsrt
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+)
+
+// StepFile is the file name stack traces give the user's code.
+const StepFile = "step.js"
+
+// headerLines is how many lines the AsyncFunction constructor puts before the
+// body it compiles: "(async function anonymous(\n) {\n". Positions reported
+// by the engine are that much below the user's.
+const headerLines = 2
+
+// userFrame matches a location in code compiled from the user's step; the
+// engine names it "<input>". The bootstrap's own code is "<eval>".
+var userFrame = regexp.MustCompile(`<input>:(\d+)(?::(\d+))?`)
+
+// thrown turns the bootstrap's description of a thrown value into a failure
+// with the user's positions.
+func (rn *run) thrown(payload string, code ipc.Code) *ipc.Failure {
+	var info struct {
+		Name    string `json:"name"`
+		Message string `json:"message"`
+		Stack   string `json:"stack"`
+		Line    int    `json:"line"`
+		Column  int    `json:"column"`
+	}
+	if err := json.Unmarshal([]byte(payload), &info); err != nil {
+		return &ipc.Failure{Code: code, Message: "the step threw a value that could not be described"}
+	}
+	f := &ipc.Failure{Code: code, Name: info.Name, Message: info.Message}
+	switch {
+	case info.Name == "InternalError" && info.Message == "out of memory":
+		return rn.oom()
+	case info.Name == "InternalError" && info.Message == "stack overflow":
+		f.Name, f.Message, f.Limit = "RangeError", "Maximum call stack size exceeded", ipc.LimitStackDepth
+	case info.Name == "Uncaught":
+		f.Name, f.Message = "", "Uncaught "+info.Message
+	}
+	f.Stack, f.Position = RewriteStack(info.Stack)
+	if code == ipc.CodeValidation && info.Line > headerLines {
+		f.Position = &ipc.Position{Line: info.Line - headerLines, Column: info.Column}
+	}
+	if f.Name != "" {
+		f.Message = f.Name + ": " + f.Message
+	}
+	return f
+}
+
+// maxFrames is the most stack frames a reported stack trace keeps; deep
+// recursion would otherwise report thousands of identical lines.
+const maxFrames = 30
+
+// RewriteStack keeps the frames of a QuickJS stack trace that are in the
+// user's code or native, names the user's file StepFile with the user's line
+// numbers, drops the bootstrap's frames, and returns the position of the
+// first user frame.
+func RewriteStack(stack string) (string, *ipc.Position) {
+	var b strings.Builder
+	var pos *ipc.Position
+	frames := 0
+	lines := strings.Split(stack, "\n")
+	for i, line := range lines {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if strings.Contains(line, "<eval>") {
+			continue
+		}
+		if frames++; frames > maxFrames {
+			fmt.Fprintf(&b, "    ... %d more frames\n", len(lines)-i)
+			break
+		}
+		m := userFrame.FindStringSubmatchIndex(line)
+		if m == nil {
+			b.WriteString(line)
+			b.WriteByte('\n')
+			continue
+		}
+		ln, _ := strconv.Atoi(line[m[2]:m[3]])
+		ln -= headerLines
+		col := 0
+		loc := StepFile + ":" + strconv.Itoa(ln)
+		if m[4] >= 0 {
+			col, _ = strconv.Atoi(line[m[4]:m[5]])
+			loc += ":" + strconv.Itoa(col)
+		}
+		if pos == nil {
+			pos = &ipc.Position{Line: ln, Column: col}
+		}
+		b.WriteString(line[:m[0]])
+		b.WriteString(loc)
+		b.WriteString(line[m[1]:])
+		b.WriteByte('\n')
+	}
+	return b.String(), pos
+}

@@ -1,0 +1,524 @@
+package jsrt
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"modernc.org/quickjs"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+)
+
+// Run executes one step and returns its terminal event. It blocks until the
+// step ends: by returning or throwing, by crossing a limit, or because ctx
+// ended (an abort: the result is ABORTED). Every call returns exactly one
+// terminal event; Stats.QueueMs is left for the caller.
+func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
+	start := time.Now()
+	if len(job.Code) > job.Limits.MaxCodeBytes {
+		return failure(&ipc.Failure{
+			Code:    ipc.CodeValidation,
+			Limit:   ipc.LimitCode,
+			Message: fmt.Sprintf("code is %d bytes, more than maxCodeBytes=%d", len(job.Code), job.Limits.MaxCodeBytes),
+		}, ipc.Stats{WallMs: ms(time.Since(start))})
+	}
+	input := string(job.Input)
+	if strings.TrimSpace(input) == "" {
+		input = "null"
+	}
+	m, err := r.acquire()
+	if err != nil {
+		return failure(&ipc.Failure{Code: ipc.CodeUnavailable, Message: err.Error()}, ipc.Stats{})
+	}
+	defer r.release(m)
+
+	// The VM goroutine stays on one thread for the run, so that the
+	// thread's CPU clock measures this run and nothing else.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+
+	rn := newRun(ctx, m, job, start)
+	defer rn.finish()
+	return rn.execute(input)
+}
+
+// run is the state of one execution. Its fields are touched only by the VM
+// goroutine, except where marked.
+type run struct {
+	m      *machine
+	job    Job
+	budget *ipc.Budget
+	start  time.Time
+	wall   time.Time // wall deadline
+	clock  threadClock
+	cpu0   time.Duration
+
+	ctx    context.Context // ends when the run must stop; Emit watches it
+	cancel context.CancelFunc
+
+	pending map[int64]bool
+	timers  map[int64]*time.Timer
+	nextID  int64
+	wake    chan int64 // fired timer ids, from timer goroutines
+
+	code   time.Duration // wall time spent in JavaScript
+	heap   uint64        // peak engine bytes
+	result *ipc.Event    // set once by "done"/"syntax" or a stop
+
+	stopMu     sync.Mutex
+	stopReason *ipc.Failure   // guarded by stopMu; first stop wins
+	stopped    chan struct{}  // closed on the first stop
+	exited     chan struct{}  // closed when the VM goroutine is done with the VM
+	stopTimers []*time.Timer // wall and cpu watchdogs
+	afterCtx   func() bool
+}
+
+// stopPanic is what a host function panics with to end the run at once: the
+// engine turns a Go panic into an uncatchable exception, so no catch or
+// finally block of the step runs after a limit was crossed.
+type stopPanic struct{}
+
+func newRun(ctx context.Context, m *machine, job Job, start time.Time) *run {
+	rn := &run{
+		m:       m,
+		job:     job,
+		budget:  ipc.NewBudget(job.Limits),
+		start:   start,
+		wall:    start.Add(time.Duration(job.Limits.WallMs) * time.Millisecond),
+		clock:   currentThreadClock(),
+		pending: make(map[int64]bool),
+		timers:  make(map[int64]*time.Timer),
+		wake:    make(chan int64, 16),
+		stopped: make(chan struct{}),
+		exited:  make(chan struct{}),
+	}
+	rn.cpu0 = rn.clock.now()
+	rn.ctx, rn.cancel = context.WithCancel(context.Background())
+	m.run = rn
+	m.vm.SetMemoryLimit(uintptr(job.Limits.MemoryMB) << 20)
+
+	rn.stopTimers = append(rn.stopTimers, time.AfterFunc(time.Until(rn.wall), func() {
+		rn.stop(rn.timeout(ipc.LimitWall))
+	}))
+	rn.armCPU(time.Duration(job.Limits.CPUMs) * time.Millisecond)
+	rn.afterCtx = context.AfterFunc(ctx, func() {
+		msg := "the run was aborted"
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			msg += ": " + cause.Error()
+		}
+		rn.stop(&ipc.Failure{Code: ipc.CodeAborted, Message: msg})
+	})
+	return rn
+}
+
+func (rn *run) timeout(limit string) *ipc.Failure {
+	l := rn.job.Limits.WallMs
+	what := "wall-clock"
+	if limit == ipc.LimitCPU {
+		l, what = rn.job.Limits.CPUMs, "CPU"
+	}
+	return &ipc.Failure{Code: ipc.CodeTimeout, Limit: limit,
+		Message: fmt.Sprintf("the step exceeded its %s time limit (%s=%d)", what, limit, l)}
+}
+
+// armCPU checks the thread's CPU clock when the budget could first be spent
+// (CPU time never runs faster than the wall clock) and again when it could
+// be spent next, so a step that mostly waits costs no polling.
+func (rn *run) armCPU(after time.Duration) {
+	rn.stopMu.Lock()
+	defer rn.stopMu.Unlock()
+	if rn.stopReason != nil {
+		return
+	}
+	rn.stopTimers = append(rn.stopTimers, time.AfterFunc(after, func() {
+		limit := time.Duration(rn.job.Limits.CPUMs) * time.Millisecond
+		used := rn.clock.now() - rn.cpu0
+		if used >= limit {
+			rn.stop(rn.timeout(ipc.LimitCPU))
+			return
+		}
+		rn.armCPU(max(limit-used, time.Millisecond))
+	}))
+}
+
+// stop ends the run with f unless it already ended. It may be called from
+// any goroutine. The engine's interrupt is cleared whenever Go calls into
+// JavaScript, so one request can be lost if it lands just before such a
+// call; stop keeps interrupting until the VM goroutine lets go.
+func (rn *run) stop(f *ipc.Failure) {
+	rn.stopMu.Lock()
+	if rn.stopReason != nil {
+		rn.stopMu.Unlock()
+		return
+	}
+	rn.stopReason = f
+	close(rn.stopped)
+	rn.stopMu.Unlock()
+	rn.cancel()
+	rn.m.vm.Interrupt()
+	go func() {
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-rn.exited:
+				return
+			case <-t.C:
+				rn.m.vm.Interrupt()
+			}
+		}
+	}()
+}
+
+func (rn *run) reason() *ipc.Failure {
+	rn.stopMu.Lock()
+	defer rn.stopMu.Unlock()
+	return rn.stopReason
+}
+
+// fail stops the run from the VM goroutine, inside a host function: it
+// records f and unwinds the JavaScript without running its handlers.
+func (rn *run) fail(f *ipc.Failure) {
+	rn.stop(f)
+	panic(stopPanic{})
+}
+
+func (rn *run) finish() {
+	close(rn.exited)
+	rn.afterCtx()
+	rn.stopMu.Lock()
+	for _, t := range rn.stopTimers {
+		t.Stop()
+	}
+	rn.stopMu.Unlock()
+	for _, t := range rn.timers {
+		t.Stop()
+	}
+	rn.cancel()
+	rn.m.run = nil
+}
+
+func (rn *run) execute(input string) *ipc.Event {
+	rn.js(func() error {
+		_, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "start", rn.job.Code, input)
+		return err
+	})
+	for rn.result == nil && rn.reason() == nil {
+		rn.drain()
+		if rn.result != nil || rn.reason() != nil {
+			break
+		}
+		if len(rn.pending) == 0 && len(rn.timers) == 0 {
+			rn.result = failure(&ipc.Failure{Code: ipc.CodeRuntime,
+				Message: "the step never finished: it awaits a promise that nothing will settle"}, ipc.Stats{})
+			break
+		}
+		select {
+		case id := <-rn.wake:
+			rn.fireTimer(id)
+		case rep := <-rn.job.Replies:
+			rn.deliver(rep)
+		case <-rn.stopped:
+		}
+	}
+	ev := rn.result
+	if f := rn.reason(); f != nil {
+		ev = failure(f, ipc.Stats{})
+	}
+	rn.fillStats(ev)
+	return ev
+}
+
+// js calls into JavaScript and accounts for the time spent there.
+func (rn *run) js(call func() error) {
+	if rn.reason() != nil {
+		return
+	}
+	left := time.Until(rn.wall)
+	if left <= 0 {
+		rn.stop(rn.timeout(ipc.LimitWall))
+		return
+	}
+	// The engine's own deadline backs up the wall watchdog.
+	_ = rn.m.vm.SetEvalTimeout(left)
+	t0 := time.Now()
+	err := rn.protect(call)
+	rn.code += time.Since(t0)
+	if h := rn.m.heap.bytes(); h > rn.heap {
+		rn.heap = h
+	}
+	if err == nil || rn.result != nil || rn.reason() != nil {
+		return
+	}
+	var qe *quickjs.Error
+	if errors.As(err, &qe) && qe.Name == "InternalError" && qe.Message == "interrupted" {
+		rn.stop(rn.timeout(ipc.LimitWall)) // the engine's deadline fired first
+		return
+	}
+	if errors.As(err, &qe) && qe.Message == "out of memory" {
+		rn.stop(rn.oom())
+		return
+	}
+	rn.result = failure(&ipc.Failure{Code: ipc.CodeRuntime, Message: err.Error()}, ipc.Stats{})
+}
+
+// protect runs call, turning a stopPanic from a host function into a
+// normal return.
+func (rn *run) protect(call func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if _, ok := p.(stopPanic); !ok {
+				panic(p)
+			}
+			err = nil
+		}
+	}()
+	return call()
+}
+
+func (rn *run) oom() *ipc.Failure {
+	// The peak is sampled between calls into JavaScript, after the engine
+	// may have collected what ran it out of memory; it did reach the limit.
+	rn.heap = max(rn.heap, uint64(rn.job.Limits.MemoryMB)<<20)
+	return &ipc.Failure{Code: ipc.CodeOOM, Limit: ipc.LimitMemory,
+		Message: fmt.Sprintf("the step ran out of memory (memoryMb=%d)", rn.job.Limits.MemoryMB)}
+}
+
+// drain runs queued promise jobs until none are left or the run ends. A step
+// that feeds the queue forever (while(true) await null) is stopped by its
+// time limits.
+func (rn *run) drain() {
+	for rn.result == nil && rn.reason() == nil {
+		n := 0
+		rn.js(func() error {
+			var err error
+			n, err = rn.m.vm.ExecutePendingJobs()
+			var qe *quickjs.Error
+			if errors.As(err, &qe) && qe.Message == "out of memory" {
+				return err
+			}
+			if errors.As(err, &qe) && qe.Message == "interrupted" {
+				return err
+			}
+			return nil // a job's own exception settles its promise
+		})
+		if n == 0 {
+			return
+		}
+	}
+}
+
+func (rn *run) fireTimer(id int64) {
+	if _, ok := rn.timers[id]; !ok {
+		return // cleared after it fired
+	}
+	delete(rn.timers, id)
+	rn.js(func() error {
+		_, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "timer", id)
+		return err
+	})
+}
+
+func (rn *run) deliver(rep ipc.Reply) {
+	if !rn.pending[rep.ID] {
+		return // the host checks ids; a stray reply is ignored
+	}
+	delete(rn.pending, rep.ID)
+	ok := rep.Error == ""
+	payload := rep.Error
+	if ok {
+		payload = string(rep.Value)
+		if strings.TrimSpace(payload) == "" {
+			payload = "null"
+		}
+		if err := rn.budget.DataBytes(len(payload)); err != nil {
+			rn.stop(limitFailure(err))
+			return
+		}
+		if err := ipc.CheckJSONDepth(rep.Value, ipc.MaxJSONDepth); err != nil {
+			ok, payload = false, "dataProxy.request: the reply is "+err.Error()
+		}
+	}
+	rn.js(func() error {
+		_, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "reply", rep.ID, ok, payload)
+		return err
+	})
+}
+
+func (rn *run) emit(ev *ipc.Event) {
+	if err := rn.job.Host.Emit(rn.ctx, ev); err != nil {
+		if f := rn.reason(); f != nil {
+			panic(stopPanic{})
+		}
+		rn.fail(&ipc.Failure{Code: ipc.CodeAborted, Message: "the host stopped taking events: " + err.Error()})
+	}
+}
+
+// host is the one entry point from the guest: __sbx_host(op, ...).
+func (rn *run) host(args []any) (any, error) {
+	if rn.reason() != nil || rn.result != nil {
+		panic(stopPanic{})
+	}
+	if h := rn.m.heap.bytes(); h > rn.heap {
+		rn.heap = h
+	}
+	op, _ := arg[string](args, 0)
+	switch op {
+	case "console":
+		level, _ := arg[string](args, 1)
+		text, _ := arg[string](args, 2)
+		out, ok, notice := rn.budget.Console(text)
+		if ok {
+			rn.emit(&ipc.Event{Kind: ipc.KindConsole, Console: &ipc.Console{Level: level, Text: out}})
+		} else if notice {
+			rn.emit(&ipc.Event{Kind: ipc.KindConsole, Console: &ipc.Console{Level: "warn",
+				Text: fmt.Sprintf("[stepbox] console limit reached (maxConsoleEvents=%d, maxConsoleBytes=%d): further output is dropped",
+					rn.job.Limits.MaxConsoleEvents, rn.job.Limits.MaxConsoleBytes)}})
+		}
+		return nil, nil
+	case "status":
+		text, _ := arg[string](args, 1)
+		if err := rn.budget.Status(); err != nil {
+			rn.fail(limitFailure(err))
+		}
+		if err := ipc.CheckJSONDepth([]byte(text), ipc.MaxJSONDepth); err != nil {
+			return nil, fmt.Errorf("reportStatus: the payload is %w", err)
+		}
+		rn.emit(&ipc.Event{Kind: ipc.KindStatus, Status: json.RawMessage(text)})
+		return nil, nil
+	case "request":
+		method, _ := arg[string](args, 1)
+		params, _ := arg[string](args, 2)
+		if len(method) == 0 || len(method) > 256 {
+			return nil, errors.New("dataProxy.request: method must be 1 to 256 characters")
+		}
+		if err := rn.budget.DataRequest(len(params)); err != nil {
+			rn.fail(limitFailure(err))
+		}
+		if err := ipc.CheckJSONDepth([]byte(params), ipc.MaxJSONDepth); err != nil {
+			return nil, fmt.Errorf("dataProxy.request: params are %w", err)
+		}
+		rn.nextID++
+		id := rn.nextID
+		rn.pending[id] = true
+		rn.emit(&ipc.Event{Kind: ipc.KindDataRequest, DataRequest: &ipc.DataRequest{ID: id, Method: method, Params: json.RawMessage(params)}})
+		return id, nil
+	case "timer":
+		id, _ := argInt(args, 1)
+		delay, _ := argFloat(args, 2)
+		if len(rn.timers) >= maxTimers {
+			return nil, fmt.Errorf("too many pending timers (the limit is %d)", maxTimers)
+		}
+		if t, ok := rn.timers[id]; ok {
+			t.Stop()
+		}
+		d := time.Duration(math.Min(delay, float64(rn.job.Limits.WallMs)+1) * float64(time.Millisecond))
+		rn.timers[id] = time.AfterFunc(d, func() {
+			select {
+			case rn.wake <- id:
+			case <-rn.exited:
+			}
+		})
+		return nil, nil
+	case "cleartimer":
+		id, _ := argInt(args, 1)
+		if t, ok := rn.timers[id]; ok {
+			t.Stop()
+			delete(rn.timers, id)
+		}
+		return nil, nil
+	case "done":
+		ok, _ := arg[bool](args, 1)
+		payload, _ := arg[string](args, 2)
+		if ok {
+			rn.done(payload)
+		} else {
+			rn.result = failure(rn.thrown(payload, ipc.CodeRuntime), ipc.Stats{})
+		}
+		return nil, nil
+	case "syntax":
+		payload, _ := arg[string](args, 1)
+		rn.result = failure(rn.thrown(payload, ipc.CodeValidation), ipc.Stats{})
+		return nil, nil
+	}
+	return nil, fmt.Errorf("unknown host operation %q", op)
+}
+
+// maxTimers bounds the timers a step may have pending at once.
+const maxTimers = 10000
+
+func (rn *run) done(value string) {
+	if len(value) > rn.job.Limits.MaxResultBytes {
+		rn.result = failure(&ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: ipc.LimitResult,
+			Message: fmt.Sprintf("the result is %d bytes, more than maxResultBytes=%d", len(value), rn.job.Limits.MaxResultBytes)}, ipc.Stats{})
+		return
+	}
+	if err := ipc.CheckJSONDepth([]byte(value), ipc.MaxJSONDepth); err != nil {
+		rn.result = failure(&ipc.Failure{Code: ipc.CodeRuntime, Limit: ipc.LimitJSONDepth,
+			Message: "the result is " + err.Error()}, ipc.Stats{})
+		return
+	}
+	rn.result = &ipc.Event{Kind: ipc.KindResult, Result: &ipc.Result{Value: json.RawMessage(value)}}
+}
+
+func (rn *run) fillStats(ev *ipc.Event) {
+	st := rn.budget.Stats
+	st.WallMs = ms(time.Since(rn.start))
+	st.CPUMs = ms(rn.clock.now() - rn.cpu0)
+	st.CodeMs = ms(rn.code)
+	st.HeapMB = float64(rn.heap) / (1 << 20)
+	if ev.Result != nil {
+		ev.Result.Stats = st
+	} else {
+		ev.Error.Stats = st
+	}
+}
+
+func limitFailure(err error) *ipc.Failure {
+	var le *ipc.LimitError
+	if errors.As(err, &le) {
+		return &ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: le.Limit, Message: le.Error()}
+	}
+	return &ipc.Failure{Code: ipc.CodeRuntime, Message: err.Error()}
+}
+
+func failure(f *ipc.Failure, st ipc.Stats) *ipc.Event {
+	f.Stats = st
+	return &ipc.Event{Kind: ipc.KindError, Error: f}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func arg[T any](args []any, i int) (T, bool) {
+	var zero T
+	if i >= len(args) {
+		return zero, false
+	}
+	v, ok := args[i].(T)
+	return v, ok
+}
+
+func argFloat(args []any, i int) (float64, bool) {
+	if i >= len(args) {
+		return 0, false
+	}
+	switch v := args[i].(type) {
+	case int:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
+}
+
+func argInt(args []any, i int) (int64, bool) {
+	f, ok := argFloat(args, i)
+	return int64(f), ok
+}

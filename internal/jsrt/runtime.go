@@ -1,0 +1,223 @@
+package jsrt
+
+import (
+	_ "embed"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"modernc.org/quickjs"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+)
+
+//go:embed bootstrap.js
+var bootstrapSource string
+
+// bootstrapCode is the bootstrap compiled to bytecode once per process. Only
+// bytecode compiled here is ever loaded into a VM; a request carries source.
+var bootstrapCode = sync.OnceValues(func() ([]byte, error) {
+	vm, err := quickjs.NewVM()
+	if err != nil {
+		return nil, fmt.Errorf("jsrt: compile bootstrap: %w", err)
+	}
+	defer vm.Close()
+	code, err := vm.Compile(bootstrapSource, quickjs.EvalGlobal)
+	if err != nil {
+		return nil, fmt.Errorf("jsrt: compile bootstrap: %w", err)
+	}
+	return code, nil
+})
+
+// DefaultWarm is the number of runtimes a Runtime keeps ready when
+// Config.Warm is zero.
+const DefaultWarm = 2
+
+// Config configures a Runtime.
+type Config struct {
+	// Warm is how many bootstrapped VMs are kept ready ahead of demand.
+	// Zero means DefaultWarm; negative means none (every run creates its
+	// own VM on its own goroutine).
+	Warm int
+}
+
+// Runtime runs JavaScript steps, each in a fresh QuickJS VM taken from a pool
+// of pre-bootstrapped ones. It is safe for concurrent use: each Run owns its
+// VM on its own goroutine for the run's whole life, and a VM is closed after
+// its run, never reused.
+type Runtime struct {
+	warm    chan *machine // ready VMs; owned by whoever receives one
+	refill  chan struct{} // a nudge to the filler goroutine
+	discard chan *machine // used VMs for the filler goroutine to close
+	done    chan struct{} // closed by Close
+	wg      sync.WaitGroup
+
+	closeOnce sync.Once
+}
+
+// New returns a Runtime and starts filling its warm pool in the background.
+func New(cfg Config) (*Runtime, error) {
+	if _, err := bootstrapCode(); err != nil {
+		return nil, err
+	}
+	n := cfg.Warm
+	if n == 0 {
+		n = DefaultWarm
+	}
+	if n < 0 {
+		n = 0
+	}
+	r := &Runtime{
+		warm:    make(chan *machine, n),
+		refill:  make(chan struct{}, 1),
+		discard: make(chan *machine, 64),
+		done:    make(chan struct{}),
+	}
+	r.wg.Add(1) // Done when filler returns, after Close.
+	go r.filler()
+	r.nudge()
+	return r, nil
+}
+
+// Close closes the warm VMs and stops the background goroutine. Runs in
+// progress are not affected: they own their VMs. Close is idempotent.
+func (r *Runtime) Close() {
+	r.closeOnce.Do(func() { close(r.done) })
+	r.wg.Wait()
+}
+
+func (r *Runtime) nudge() {
+	select {
+	case r.refill <- struct{}{}:
+	default:
+	}
+}
+
+// filler keeps the warm pool full and closes used VMs, off the runs' path.
+func (r *Runtime) filler() {
+	defer r.wg.Done()
+	for {
+		select {
+		case <-r.done:
+			for {
+				select {
+				case m := <-r.warm:
+					m.close()
+				case m := <-r.discard:
+					m.close()
+				default:
+					return
+				}
+			}
+		case m := <-r.discard:
+			m.close()
+		case <-r.refill:
+			for len(r.warm) < cap(r.warm) {
+				m, err := newMachine()
+				if err != nil {
+					break // the next acquire creates its own and reports the error
+				}
+				select {
+				case r.warm <- m:
+				default:
+					m.close()
+				}
+				select {
+				case <-r.done:
+					continue
+				default:
+				}
+			}
+		}
+	}
+}
+
+// acquire returns a fresh, bootstrapped VM.
+func (r *Runtime) acquire() (*machine, error) {
+	select {
+	case m := <-r.warm:
+		r.nudge()
+		return m, nil
+	default:
+	}
+	r.nudge()
+	return newMachine()
+}
+
+// release hands a used VM to the filler to close, or closes it here when
+// the filler is busy or gone.
+func (r *Runtime) release(m *machine) {
+	select {
+	case <-r.done:
+	default:
+		select {
+		case r.discard <- m:
+			return
+		default:
+		}
+	}
+	m.close()
+}
+
+// machine is one QuickJS VM with the bootstrap loaded.
+type machine struct {
+	vm       *quickjs.VM
+	dispatch quickjs.Value
+	heap     heapReader
+	run      *run // the run that owns the VM; nil while warm
+}
+
+func newMachine() (*machine, error) {
+	code, err := bootstrapCode()
+	if err != nil {
+		return nil, err
+	}
+	vm, err := quickjs.NewVM()
+	if err != nil {
+		return nil, fmt.Errorf("jsrt: new VM: %w", err)
+	}
+	vm.SetCanBlock(false) // Atomics.wait must never block the worker
+	m := &machine{vm: vm, heap: newHeapReader(vm)}
+	if err := vm.RegisterHostFunc("__sbx_host", m.host); err != nil {
+		vm.Close()
+		return nil, fmt.Errorf("jsrt: register host: %w", err)
+	}
+	m.dispatch, err = vm.EvalBytecodeValue(code)
+	if err != nil {
+		vm.Close()
+		return nil, fmt.Errorf("jsrt: bootstrap: %w", err)
+	}
+	return m, nil
+}
+
+func (m *machine) host(args []any) (any, error) {
+	if m.run == nil {
+		return nil, errors.New("no run")
+	}
+	return m.run.host(args)
+}
+
+func (m *machine) close() {
+	m.dispatch.Free()
+	m.vm.Close()
+}
+
+// Job is one run's work and its line to the host.
+type Job struct {
+	Code   string
+	Input  json.RawMessage // JSON; empty means null
+	Limits ipc.Limits      // effective limits, every field positive
+	Host   Host
+	// Replies carries answers to the run's data requests. The sender must
+	// not block on it: size its buffer for MaxDataRequests.
+	Replies <-chan ipc.Reply
+}
+
+// Host receives a run's non-terminal events.
+type Host interface {
+	// Emit delivers one event. It may block to apply backpressure and must
+	// return ctx.Err() promptly once ctx is done.
+	Emit(ctx context.Context, ev *ipc.Event) error
+}

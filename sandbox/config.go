@@ -1,0 +1,111 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+)
+
+// Config configures an Engine. It is plain data: the zero value of each
+// field means the documented default, and New validates it once, reporting
+// every problem together.
+type Config struct {
+	// PoolSize is how many runs execute at once. Zero means the number of
+	// CPUs. Not settable per request.
+	PoolSize int `json:"poolSize,omitempty"`
+	// QueueSize is how many accepted runs may wait for a free slot; one more
+	// is refused at once with UNAVAILABLE. Zero means 64 per slot; negative
+	// means no waiting at all.
+	QueueSize int `json:"queueSize,omitempty"`
+	// Warm is how many pre-bootstrapped runtimes are kept ready ahead of
+	// demand. Zero means 2; negative means none (each run builds its own).
+	Warm int `json:"warm,omitempty"`
+	// EventBuffer is how many events of a run may wait for the caller to
+	// read them before the run blocks. Zero means 64.
+	EventBuffer int `json:"eventBuffer,omitempty"`
+	// Caps clamp every plan, field by field. Zero fields mean DefaultCaps.
+	Caps Limits `json:"caps,omitempty"`
+	// Plans is the plan catalogue: named limit sets. A request names one
+	// and may only lower its limits. Zero fields of a plan mean
+	// DefaultLimits. A nil or empty catalogue means one plan, "default",
+	// with DefaultLimits.
+	Plans map[string]Limits `json:"plans,omitempty"`
+	// DefaultPlan is the plan of a request that names none. Empty means
+	// "default".
+	DefaultPlan string `json:"defaultPlan,omitempty"`
+	// Meter receives one record per finished run. Nil means none.
+	Meter Meter `json:"-"`
+}
+
+const (
+	defaultPlanName    = "default"
+	defaultEventBuffer = 64
+)
+
+// resolved is a validated Config with its defaults filled in.
+type resolved struct {
+	Config
+	plans map[string]Limits // effective: defaults filled, caps applied
+}
+
+func (c Config) resolve() (*resolved, error) {
+	var errs []error
+	r := &resolved{Config: c, plans: map[string]Limits{}}
+	if r.PoolSize < 0 {
+		errs = append(errs, fmt.Errorf("poolSize=%d is negative", r.PoolSize))
+	}
+	if r.PoolSize == 0 {
+		r.PoolSize = runtime.NumCPU()
+	}
+	if r.QueueSize == 0 {
+		r.QueueSize = 64 * r.PoolSize
+	}
+	if r.QueueSize < 0 {
+		r.QueueSize = 0
+	}
+	if r.EventBuffer < 0 {
+		errs = append(errs, fmt.Errorf("eventBuffer=%d is negative", r.EventBuffer))
+	}
+	if r.EventBuffer == 0 {
+		r.EventBuffer = defaultEventBuffer
+	}
+	if err := c.Caps.validate("caps"); err != nil {
+		errs = append(errs, err)
+	}
+	caps := c.Caps.orDefault(DefaultCaps)
+	if r.DefaultPlan == "" {
+		r.DefaultPlan = defaultPlanName
+	}
+	plans := c.Plans
+	if len(plans) == 0 {
+		plans = map[string]Limits{r.DefaultPlan: {}}
+	}
+	names := make([]string, 0, len(plans))
+	for name := range plans {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		l := plans[name]
+		if name == "" {
+			errs = append(errs, errors.New("plans: a plan has an empty name"))
+			continue
+		}
+		if err := l.validate("plans." + name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		r.plans[name] = l.orDefault(DefaultLimits).clamp(caps)
+	}
+	if _, ok := r.plans[r.DefaultPlan]; !ok {
+		errs = append(errs, fmt.Errorf("defaultPlan=%q is not in plans", r.DefaultPlan))
+	}
+	if r.Meter == nil {
+		r.Meter = noMeter{}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("stepbox: invalid config: %w", err)
+	}
+	return r, nil
+}

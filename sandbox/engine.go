@@ -1,0 +1,213 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/jsrt"
+)
+
+// Engine runs steps. Create one with New, submit runs with Submit (or Run),
+// and Close it when done. An Engine is safe for concurrent use.
+type Engine struct {
+	cfg   *resolved
+	js    *jsrt.Runtime
+	sched *scheduler
+
+	runPrefix string
+	runSeq    atomic.Uint64
+
+	mu       sync.Mutex
+	closed   bool                  // guarded by mu
+	sessions map[*Session]struct{} // guarded by mu: runs not yet ended
+	wg       sync.WaitGroup        // one per accepted run; Done when its terminal event is out
+	closing  chan struct{}         // closed by Close
+}
+
+// New validates cfg and starts an engine. Warm runtimes are prepared in the
+// background; the first runs do not wait for them.
+func New(cfg Config) (*Engine, error) {
+	r, err := cfg.resolve()
+	if err != nil {
+		return nil, err
+	}
+	js, err := jsrt.New(jsrt.Config{Warm: r.Warm})
+	if err != nil {
+		return nil, fmt.Errorf("stepbox: start JavaScript runtime: %w", err)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return &Engine{
+		cfg:       r,
+		js:        js,
+		sched:     newScheduler(r.PoolSize, r.QueueSize),
+		runPrefix: "run_" + hex.EncodeToString(b[:]) + "_",
+		sessions:  map[*Session]struct{}{},
+		closing:   make(chan struct{}),
+	}, nil
+}
+
+// Submit validates req and starts its run, returning a Session to follow it.
+//
+// ctx governs the whole run, not just the call: when it ends, the run is
+// aborted (ABORTED, and errors.Is(err, context.Canceled) holds). An error
+// from Submit itself means the run was not accepted (VALIDATION,
+// UNAVAILABLE) and no events follow; once Submit returns a Session, exactly
+// one terminal event ends its stream.
+func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
+	job, err := e.prepare(req)
+	if err != nil {
+		e.meterRefused(req, err)
+		return nil, err
+	}
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil, newError(CodeUnavailable, ErrClosed, "the engine is closed")
+	}
+	s := newSession(ctx, e, req, job)
+	e.sessions[s] = struct{}{}
+	e.wg.Add(1) // Done in Session.run once the terminal event is out.
+	e.mu.Unlock()
+	go s.run()
+	return s, nil
+}
+
+// DataHandler answers a step's dataProxy.request(method, params). Its
+// result is sent to the step as JSON (a json.RawMessage is sent as is); an
+// error rejects the step's promise with the error's text.
+type DataHandler func(ctx context.Context, method string, params json.RawMessage) (any, error)
+
+// Run submits req and waits for its result, answering data requests with
+// handler, each on its own goroutine. A nil handler rejects every data
+// request. Run is for callers who need no events; use Submit to see console
+// and status events.
+func (e *Engine) Run(ctx context.Context, req Request, handler DataHandler) (Result, error) {
+	s, err := e.Submit(ctx, req)
+	if err != nil {
+		return Result{}, err
+	}
+	hctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for ev := range s.Events() {
+		dr := ev.DataRequest
+		if dr == nil {
+			continue
+		}
+		if handler == nil {
+			_ = s.RespondError(dr.ID, "no data handler is configured")
+			continue
+		}
+		wg.Add(1) // Done when the handler returns.
+		go func() {
+			defer wg.Done()
+			v, err := handler(hctx, dr.Method, dr.Params)
+			if err != nil {
+				_ = s.RespondError(dr.ID, err.Error())
+				return
+			}
+			_ = s.Respond(dr.ID, v)
+		}()
+	}
+	cancel()
+	wg.Wait()
+	return s.Wait()
+}
+
+// Close stops accepting runs, lets the runs in progress finish until ctx
+// ends, then aborts the rest (each still gets its one terminal event) and
+// releases the runtimes. It returns ctx's error if it had to abort runs.
+// Close is idempotent; calls after the first wait like the first.
+func (e *Engine) Close(ctx context.Context) error {
+	e.mu.Lock()
+	first := !e.closed
+	e.closed = true
+	e.mu.Unlock()
+	if first {
+		defer e.js.Close()
+	}
+	done := make(chan struct{})
+	go func() { e.wg.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+		e.mu.Lock()
+		for s := range e.sessions {
+			s.cancel(ErrClosed)
+		}
+		e.mu.Unlock()
+		<-done
+	}
+	if first {
+		close(e.closing)
+	}
+	return err
+}
+
+// prepare validates req into a job with effective limits.
+func (e *Engine) prepare(req Request) (*jsrt.Job, error) {
+	plan := req.Plan
+	if plan == "" {
+		plan = e.cfg.DefaultPlan
+	}
+	lim, ok := e.cfg.plans[plan]
+	if !ok {
+		return nil, newError(CodeValidation, nil, "unknown plan %q", plan)
+	}
+	if req.Limits != (Limits{}) {
+		var err error
+		if lim, err = lim.lower(req.Limits, plan); err != nil {
+			return nil, newError(CodeValidation, err, "%v", err)
+		}
+	}
+	switch req.Language {
+	case "", JavaScript:
+	case Python:
+		return nil, newError(CodeUnavailable, errors.ErrUnsupported, "language %q is not available in this build", req.Language)
+	default:
+		return nil, newError(CodeValidation, nil, "unknown language %q (want javascript, typescript or python)", req.Language)
+	}
+	if len(req.Code) > lim.MaxCodeBytes {
+		err := newError(CodeValidation, nil, "code is %d bytes, more than maxCodeBytes=%d", len(req.Code), lim.MaxCodeBytes)
+		err.Limit = ipc.LimitCode
+		return nil, err
+	}
+	if len(req.Input) > 0 {
+		if len(req.Input) > lim.MaxDataBytes {
+			err := newError(CodeValidation, nil, "input is %d bytes, more than maxDataBytes=%d", len(req.Input), lim.MaxDataBytes)
+			err.Limit = ipc.LimitDataBytes
+			return nil, err
+		}
+		if !json.Valid(req.Input) {
+			return nil, newError(CodeValidation, nil, "input is not valid JSON")
+		}
+		if err := ipc.CheckJSONDepth(req.Input, ipc.MaxJSONDepth); err != nil {
+			return nil, newError(CodeValidation, err, "input is %v", err)
+		}
+	}
+	return &jsrt.Job{Code: req.Code, Input: req.Input, Limits: lim.wire()}, nil
+}
+
+func (e *Engine) nextRunID() string {
+	return fmt.Sprintf("%s%d", e.runPrefix, e.runSeq.Add(1))
+}
+
+func (e *Engine) meterRefused(req Request, err error) {
+	var se *Error
+	errors.As(err, &se)
+	e.cfg.Meter.Record(Usage{
+		RunID: e.nextRunID(), Tenant: req.Tenant, Plan: req.Plan, Language: req.Language,
+		Start: time.Now(), Outcome: string(se.Code), Limit: se.Limit, Metadata: req.Metadata,
+	})
+}

@@ -1,0 +1,45 @@
+package sandbox
+
+import (
+	"encoding/json"
+)
+
+// Language is the language a step is written in.
+type Language string
+
+// The languages of the run contract.
+const (
+	JavaScript Language = "javascript"
+	TypeScript Language = "typescript"
+	Python     Language = "python"
+)
+
+// Request asks for one run of a step.
+type Request struct {
+	// Language of Code. Empty means JavaScript.
+	Language Language `json:"language,omitempty"`
+	// Code is the step: the body of an async function, which may return a
+	// value and await at top level.
+	Code string `json:"code"`
+	// Input is visible to the step as the global `input`. Empty means null.
+	Input json.RawMessage `json:"input,omitempty"`
+	// Plan names the plan whose limits apply. Empty means Config.DefaultPlan.
+	Plan string `json:"plan,omitempty"`
+	// Limits may lower the plan's limits, field by field; zero fields keep
+	// the plan's value. Raising a limit is a VALIDATION error.
+	Limits Limits `json:"limits,omitempty"`
+	// Tenant identifies who the run is for, in metering and fairness.
+	Tenant string `json:"tenant,omitempty"`
+	// Modules lists the host modules the step wants.
+	Modules []string `json:"modules,omitempty"`
+	// Metadata is passed through to the Meter untouched.
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// Result is a successful run's outcome.
+type Result struct {
+	// Value is the step's return value as JSON; undefined becomes null.
+	Value json.RawMessage `json:"value"`
+	// Stats describe the run.
+	Stats Stats `json:"stats"`
+}

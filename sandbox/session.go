@@ -1,0 +1,227 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/jsrt"
+)
+
+// errAbortedByCaller is the cause of a run ended by Session.Abort.
+var errAbortedByCaller = errors.New("aborted by the caller")
+
+// Session is the caller's handle on one run: its ordered events, answers to
+// its data requests, and abort.
+//
+// Events must be read: a run whose caller stops reading blocks once
+// Config.EventBuffer events wait, and then ends at its wall-clock limit with
+// TIMEOUT. A slow reader slows only its own run. Wait does not read events.
+type Session struct {
+	id     string
+	e      *Engine
+	req    Request
+	job    *jsrt.Job
+	ctx    context.Context // the run's; ends on abort, close or the caller's ctx
+	cancel context.CancelCauseFunc
+	events chan Event
+	replies chan ipc.Reply
+
+	mu      sync.Mutex
+	pending map[int64]bool // guarded by mu: data requests not yet answered
+	ended   bool           // guarded by mu
+
+	done   chan struct{} // closed when result and err are set
+	result Result
+	err    error
+}
+
+func newSession(ctx context.Context, e *Engine, req Request, job *jsrt.Job) *Session {
+	s := &Session{
+		id:      e.nextRunID(),
+		e:       e,
+		req:     req,
+		job:     job,
+		events:  make(chan Event, e.cfg.EventBuffer),
+		replies: make(chan ipc.Reply, job.Limits.MaxDataRequests),
+		pending: map[int64]bool{},
+		done:    make(chan struct{}),
+	}
+	s.ctx, s.cancel = context.WithCancelCause(ctx)
+	job.Host = s
+	job.Replies = s.replies
+	return s
+}
+
+// ID returns the run's identifier, unique within the engine's process.
+func (s *Session) ID() string { return s.id }
+
+// Events returns the run's events in order. The channel is closed after
+// the terminal event (Result or Error).
+func (s *Session) Events() <-chan Event { return s.events }
+
+// Respond answers the data request id with value, marshalled to JSON (a
+// json.RawMessage is sent as is). It fails if no such request is waiting.
+func (s *Session) Respond(id int64, value any) error {
+	raw, ok := value.(json.RawMessage)
+	if !ok {
+		b, err := json.Marshal(value)
+		if err != nil {
+			return fmt.Errorf("stepbox: respond to data request %d: %w", id, err)
+		}
+		raw = b
+	} else if !json.Valid(raw) {
+		return fmt.Errorf("stepbox: respond to data request %d: value is not valid JSON", id)
+	}
+	return s.reply(ipc.Reply{ID: id, Value: raw})
+}
+
+// RespondError rejects the data request id: the step's await throws an
+// Error with message msg.
+func (s *Session) RespondError(id int64, msg string) error {
+	if msg == "" {
+		msg = "data request failed"
+	}
+	return s.reply(ipc.Reply{ID: id, Error: msg})
+}
+
+func (s *Session) reply(r ipc.Reply) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.pending[r.ID] {
+		if s.ended {
+			return fmt.Errorf("stepbox: data request %d: the run has ended", r.ID)
+		}
+		return fmt.Errorf("stepbox: no data request %d is waiting for an answer", r.ID)
+	}
+	delete(s.pending, r.ID)
+	// The buffer holds MaxDataRequests replies and each id is answered
+	// once, so this never blocks.
+	s.replies <- r
+	return nil
+}
+
+// Abort ends the run with ABORTED, unless it already ended. It returns at
+// once; the terminal event follows.
+func (s *Session) Abort() { s.cancel(errAbortedByCaller) }
+
+// Wait blocks until the run ends and returns its result, or its *Error.
+func (s *Session) Wait() (Result, error) {
+	<-s.done
+	return s.result, s.err
+}
+
+// Emit implements jsrt.Host: it delivers a non-terminal event, blocking
+// while the caller's buffer is full.
+func (s *Session) Emit(ctx context.Context, ev *ipc.Event) error {
+	out := Event{Kind: EventKind(ev.Kind), Status: ev.Status, Fetch: ev.Fetch}
+	if c := ev.Console; c != nil {
+		out.Console = &ConsoleLine{Level: c.Level, Text: c.Text}
+	}
+	if d := ev.DataRequest; d != nil {
+		out.DataRequest = &DataRequest{ID: d.ID, Method: d.Method, Params: d.Params}
+		s.mu.Lock()
+		s.pending[d.ID] = true
+		s.mu.Unlock()
+	}
+	select {
+	case s.events <- out:
+		return nil
+	default:
+	}
+	select {
+	case s.events <- out:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// run executes the job and delivers its one terminal event.
+func (s *Session) run() {
+	queued := time.Now()
+	start := queued
+	var term *ipc.Event
+	if err := s.e.sched.acquire(s.ctx, s.req.Tenant); err != nil {
+		if errors.Is(err, errQueueFull) {
+			term = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeUnavailable,
+				Message: fmt.Sprintf("the queue is full (%d runs waiting)", s.e.cfg.QueueSize)}}
+		} else {
+			term = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeAborted,
+				Message: "the run was aborted while queued"}}
+		}
+	} else {
+		start = time.Now()
+		term = s.e.js.Run(s.ctx, *s.job)
+		s.e.sched.release()
+	}
+	queueMs := ms(start.Sub(queued))
+	var ev Event
+	var stats Stats
+	if r := term.Result; r != nil {
+		stats = statsFromWire(r.Stats)
+		stats.QueueMs = queueMs
+		s.result = Result{Value: r.Value, Stats: stats}
+		ev = Event{Kind: EventResult, Result: &s.result}
+	} else {
+		var cause error
+		if term.Error.Code == ipc.CodeAborted {
+			cause = context.Cause(s.ctx)
+		}
+		se := errorFromWire(term.Error, cause)
+		se.Stats.QueueMs = queueMs
+		stats = se.Stats
+		s.err = se
+		ev = Event{Kind: EventError, Error: se}
+	}
+	s.cancel(nil)
+	s.mu.Lock()
+	s.ended = true
+	clear(s.pending)
+	s.mu.Unlock()
+	close(s.done)
+
+	select {
+	case s.events <- ev:
+		close(s.events)
+	default:
+		// The caller's buffer is full: deliver when it reads, or give up
+		// when the engine closes.
+		go func() {
+			select {
+			case s.events <- ev:
+			case <-s.e.closing:
+			}
+			close(s.events)
+		}()
+	}
+	s.e.mu.Lock()
+	delete(s.e.sessions, s)
+	s.e.mu.Unlock()
+	s.meter(queued, stats)
+	s.e.wg.Done()
+}
+
+func (s *Session) meter(start time.Time, st Stats) {
+	u := Usage{
+		RunID: s.id, Tenant: s.req.Tenant, Plan: s.req.Plan, Language: s.req.Language,
+		Start: start, Outcome: "ok", Stats: st, Metadata: s.req.Metadata,
+	}
+	if u.Plan == "" {
+		u.Plan = s.e.cfg.DefaultPlan
+	}
+	if u.Language == "" {
+		u.Language = JavaScript
+	}
+	var se *Error
+	if errors.As(s.err, &se) {
+		u.Outcome, u.Limit = string(se.Code), se.Limit
+	}
+	s.e.cfg.Meter.Record(u)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
