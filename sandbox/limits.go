@@ -55,7 +55,7 @@ type Limits struct {
 
 // DefaultLimits fill the fields a plan leaves zero.
 var DefaultLimits = Limits{
-	MemoryMB:         64,
+	MemoryMB:         128,
 	CPUMs:            5_000,
 	WallMs:           10_000,
 	MaxCodeBytes:     256 << 10,

@@ -41,6 +41,11 @@ func (rn *run) thrown(payload string, code ipc.Code) *ipc.Failure {
 		return rn.oom()
 	case info.Name == "InternalError" && info.Message == "stack overflow":
 		f.Name, f.Message, f.Limit = "RangeError", "Maximum call stack size exceeded", ipc.LimitStackDepth
+	case info.Name == "Uncaught" && info.Message == "null" && rn.peak.Load() >= uint64(rn.job.Limits.MemoryMB)<<19:
+		// The engine throws null when it cannot even allocate the
+		// out-of-memory error; half the limit at the sampled peak tells
+		// that from a step that threw null itself.
+		return rn.oom()
 	case info.Name == "Uncaught":
 		f.Name, f.Message = "", "Uncaught "+info.Message
 	}

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/quickjs"
@@ -45,7 +46,9 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 	defer runtime.UnlockOSThread()
 
 	rn := newRun(ctx, m, job, start)
+	r.sampler.add(rn)
 	defer rn.finish()
+	defer r.sampler.remove(rn)
 	return rn.execute(input)
 }
 
@@ -69,7 +72,7 @@ type run struct {
 	wake    chan int64 // fired timer ids, from timer goroutines
 
 	code   time.Duration // wall time spent in JavaScript
-	heap   uint64        // peak engine bytes
+	peak   atomic.Uint64 // peak engine bytes; also written by the sampler
 	result *ipc.Event    // set once by "done"/"syntax" or a stop
 
 	stopMu     sync.Mutex
@@ -251,9 +254,7 @@ func (rn *run) js(call func() error) {
 	t0 := time.Now()
 	err := rn.protect(call)
 	rn.code += time.Since(t0)
-	if h := rn.m.heap.bytes(); h > rn.heap {
-		rn.heap = h
-	}
+	rn.notePeak(rn.m.heap.bytes())
 	if err == nil || rn.result != nil || rn.reason() != nil {
 		return
 	}
@@ -284,9 +285,9 @@ func (rn *run) protect(call func() error) (err error) {
 }
 
 func (rn *run) oom() *ipc.Failure {
-	// The peak is sampled between calls into JavaScript, after the engine
-	// may have collected what ran it out of memory; it did reach the limit.
-	rn.heap = max(rn.heap, uint64(rn.job.Limits.MemoryMB)<<20)
+	// The peak is sampled, and the engine may have freed what ran it out
+	// of memory before the host hears of it; it did reach the limit.
+	rn.notePeak(uint64(rn.job.Limits.MemoryMB) << 20)
 	return &ipc.Failure{Code: ipc.CodeOOM, Limit: ipc.LimitMemory,
 		Message: fmt.Sprintf("the step ran out of memory (memoryMb=%d)", rn.job.Limits.MemoryMB)}
 }
@@ -366,14 +367,16 @@ func (rn *run) host(args []any) (any, error) {
 	if rn.reason() != nil || rn.result != nil {
 		panic(stopPanic{})
 	}
-	if h := rn.m.heap.bytes(); h > rn.heap {
-		rn.heap = h
-	}
+	rn.notePeak(rn.m.heap.bytes())
 	op, _ := arg[string](args, 0)
 	switch op {
 	case "console":
 		level, _ := arg[string](args, 1)
 		text, _ := arg[string](args, 2)
+		if strings.Contains(text, "<input>:") || strings.Contains(text, "<eval>") {
+			text, _ = RewriteStack(text) // an Error's stack, logged
+			text = strings.TrimSuffix(text, "\n")
+		}
 		out, ok, notice := rn.budget.Console(text)
 		if ok {
 			rn.emit(&ipc.Event{Kind: ipc.KindConsole, Console: &ipc.Console{Level: level, Text: out}})
@@ -473,7 +476,7 @@ func (rn *run) fillStats(ev *ipc.Event) {
 	st.WallMs = ms(time.Since(rn.start))
 	st.CPUMs = ms(rn.clock.now() - rn.cpu0)
 	st.CodeMs = ms(rn.code)
-	st.HeapMB = float64(rn.heap) / (1 << 20)
+	st.HeapMB = float64(rn.peak.Load()) / (1 << 20)
 	if ev.Result != nil {
 		ev.Result.Stats = st
 	} else {

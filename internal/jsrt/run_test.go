@@ -78,7 +78,7 @@ func TestBasics(t *testing.T) {
 		{name: "deep", code: "let a = []; for (let i = 0; i < 100000; i++) a = [a]; return a", code2: "RUNTIME"},
 	}
 	lim := testLimits
-	lim.CPUMs, lim.WallMs = 200, 400
+	lim.CPUMs, lim.WallMs = 1000, 2000
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ev := runStep(t, rt, tc.code, lim, nil)

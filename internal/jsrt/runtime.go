@@ -53,6 +53,7 @@ type Runtime struct {
 	discard chan *machine // used VMs for the filler goroutine to close
 	done    chan struct{} // closed by Close
 	wg      sync.WaitGroup
+	sampler *sampler
 
 	closeOnce sync.Once
 }
@@ -74,9 +75,11 @@ func New(cfg Config) (*Runtime, error) {
 		refill:  make(chan struct{}, 1),
 		discard: make(chan *machine, 64),
 		done:    make(chan struct{}),
+		sampler: newSampler(),
 	}
-	r.wg.Add(1) // Done when filler returns, after Close.
+	r.wg.Add(2) // Done when filler and the sampler return, after Close.
 	go r.filler()
+	go func() { defer r.wg.Done(); r.sampler.loop() }()
 	r.nudge()
 	return r, nil
 }
@@ -84,7 +87,7 @@ func New(cfg Config) (*Runtime, error) {
 // Close closes the warm VMs and stops the background goroutine. Runs in
 // progress are not affected: they own their VMs. Close is idempotent.
 func (r *Runtime) Close() {
-	r.closeOnce.Do(func() { close(r.done) })
+	r.closeOnce.Do(func() { close(r.done); close(r.sampler.done) })
 	r.wg.Wait()
 }
 

@@ -1,0 +1,331 @@
+package sandbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stepbox/stepbox/sandbox"
+)
+
+func TestDataBridge(t *testing.T) {
+	calls := 0
+	evs, res, err := run(t, engine(t), sandbox.Request{Code: `
+reportStatus({stage: "start"});
+const user = await dataProxy.request("getUser", {id: 7});
+let failed;
+try { await dataProxy.request("fail", null) } catch (e) { failed = e instanceof Error && e.message }
+const [a, b] = await Promise.all([dataProxy.request("n", 1), dataProxy.request("n", 2)]);
+console.log("user", user.name);
+return {user, failed, sum: a + b};
+`}, func(_ context.Context, method string, params json.RawMessage) (any, error) {
+		calls++
+		switch method {
+		case "getUser":
+			return map[string]any{"name": "Ada", "params": params}, nil
+		case "fail":
+			return nil, errors.New("not found")
+		}
+		return params, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.Value); got != `{"user":{"name":"Ada","params":{"id":7}},"failed":"not found","sum":3}` {
+		t.Fatalf("result %s", got)
+	}
+	if got := strings.Join(kinds(evs), ","); got != "status,data_request,data_request,data_request,data_request,console,result" {
+		t.Fatalf("events %s", got)
+	}
+	st := res.Stats
+	if st.DataRequests != 4 || st.DataBytes == 0 || st.ConsoleEvents != 1 || st.StatusEvents != 1 || st.WallMs <= 0 || st.CPUMs <= 0 || st.CodeMs <= 0 || st.HeapMB <= 0 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+func TestBridgeArgumentsAreCopiedOnce(t *testing.T) {
+	_, res, err := run(t, engine(t), sandbox.Request{Code: `
+let reads = 0;
+const params = { get v() { reads++; return reads } };
+const got = await dataProxy.request("echo", params);
+return [got, reads];
+`}, echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Value) != `[{"v":1},1]` {
+		t.Fatalf("got %s", res.Value)
+	}
+}
+
+func TestRunsAreIsolated(t *testing.T) {
+	e := newEngine(t, sandbox.Config{PoolSize: 1, Warm: 2})
+	_, _, err := run(t, e, sandbox.Request{Code: `
+globalThis.leak = 42; Array.prototype.polluted = 1; Object.prototype.evil = true;
+JSON.stringify = () => "hijacked"; setTimeout(() => {}, 100000);
+return 1`, Limits: sandbox.Limits{WallMs: 100}}, nil)
+	if err == nil {
+		// the pending timer may keep the run alive to its wall limit or not;
+		// either way the next run must see none of it
+	}
+	for i := 0; i < 3; i++ {
+		_, res, err := run(t, e, sandbox.Request{Code: `return [typeof leak, [].polluted, ({}).evil, JSON.stringify({a: 1})]`}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(res.Value); got != `["undefined",null,null,"{\"a\":1}"]` {
+			t.Fatalf("run %d saw state of an earlier run: %s", i, got)
+		}
+	}
+}
+
+func TestAbort(t *testing.T) {
+	s, err := engine(t).Submit(context.Background(), sandbox.Request{Code: "reportStatus(1); while (true) {}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-s.Events() // the status event: the step is running
+	s.Abort()
+	_, err = s.Wait()
+	if !errors.Is(err, sandbox.ErrAborted) || errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+	n := 0
+	for range s.Events() {
+		n++
+	}
+	if n != 1 {
+		t.Fatalf("%d events after abort; want the terminal one", n)
+	}
+}
+
+func TestContextCancelAborts(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	s, err := engine(t).Submit(ctx, sandbox.Request{Code: "await dataProxy.request('x')"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-s.Events()
+	cancel()
+	_, err = s.Wait()
+	if !errors.Is(err, sandbox.ErrAborted) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestCloseAbortsRunsInFlight(t *testing.T) {
+	e, err := sandbox.New(sandbox.Config{PoolSize: 2, Plans: map[string]sandbox.Limits{"default": {CPUMs: 3000, WallMs: 4000}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sessions []*sandbox.Session
+	for i := 0; i < 4; i++ { // two run, two wait in the queue
+		s, err := e.Submit(context.Background(), sandbox.Request{Code: "reportStatus(1); while (true) {}"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+		if i == 1 {
+			<-sessions[0].Events()
+			<-sessions[1].Events()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := e.Close(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Close: %v", err)
+	}
+	for i, s := range sessions {
+		_, err := s.Wait()
+		if !errors.Is(err, sandbox.ErrAborted) || !errors.Is(err, sandbox.ErrClosed) {
+			t.Errorf("run %d: %v", i, err)
+		}
+	}
+	if _, err := e.Submit(context.Background(), sandbox.Request{Code: "1"}); !errors.Is(err, sandbox.ErrUnavailable) || !errors.Is(err, sandbox.ErrClosed) {
+		t.Fatalf("Submit after Close: %v", err)
+	}
+	if err := e.Close(context.Background()); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+func TestCloseWaitsForRunsToFinish(t *testing.T) {
+	e, err := sandbox.New(sandbox.Config{Plans: map[string]sandbox.Limits{"default": testPlan}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.Submit(context.Background(), sandbox.Request{Code: "await new Promise(r => setTimeout(r, 50)); return 'finished'"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Wait()
+	if err != nil || string(res.Value) != `"finished"` {
+		t.Fatalf("%s %v", res.Value, err)
+	}
+}
+
+func TestSlowReaderSlowsOnlyItsOwnRun(t *testing.T) {
+	e := newEngine(t, sandbox.Config{PoolSize: 2, EventBuffer: 4})
+	stuck, err := e.Submit(context.Background(), sandbox.Request{Code: "for (let i = 0; i < 100; i++) console.log(i)", Limits: sandbox.Limits{WallMs: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another run completes while the first is blocked on its reader.
+	_, res, err := run(t, e, sandbox.Request{Code: "return 'other'"}, nil)
+	if err != nil || string(res.Value) != `"other"` {
+		t.Fatalf("other run: %s %v", res.Value, err)
+	}
+	_, err = stuck.Wait() // never read: ends at its wall limit
+	if se := asError(t, err); se.Code != sandbox.CodeTimeout || se.Limit != "wallMs" {
+		t.Fatalf("unread run: %v", err)
+	}
+	n := 0
+	for ev := range stuck.Events() {
+		n++
+		if ev.Terminal() && ev.Error.Code != sandbox.CodeTimeout {
+			t.Fatal(ev.Error)
+		}
+	}
+	if n != 5 {
+		t.Fatalf("got %d events, want the 4 buffered and the terminal one", n)
+	}
+}
+
+func TestQueueFull(t *testing.T) {
+	e := newEngine(t, sandbox.Config{PoolSize: 1, QueueSize: 1})
+	var sessions []*sandbox.Session
+	for i := 0; i < 3; i++ {
+		s, err := e.Submit(context.Background(), sandbox.Request{Code: "await new Promise(r => setTimeout(r, 100))"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	codes := map[sandbox.Code]int{}
+	for _, s := range sessions {
+		_, err := s.Wait()
+		var se *sandbox.Error
+		if errors.As(err, &se) {
+			codes[se.Code]++
+		} else {
+			codes["ok"]++
+		}
+	}
+	if codes["ok"] != 2 || codes[sandbox.CodeUnavailable] != 1 {
+		t.Fatalf("outcomes %v; want 2 ok (one ran, one queued) and 1 UNAVAILABLE", codes)
+	}
+	_, res, err := run(t, e, sandbox.Request{Code: "return 1"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stats.QueueMs < 0 {
+		t.Fatal(res.Stats)
+	}
+}
+
+func TestRespondChecksIDs(t *testing.T) {
+	s, err := engine(t).Submit(context.Background(), sandbox.Request{Code: "return await dataProxy.request('m')"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := <-s.Events()
+	if err := s.Respond(ev.DataRequest.ID+1, 1); err == nil {
+		t.Fatal("answering an unknown id succeeded")
+	}
+	if err := s.Respond(ev.DataRequest.ID, json.RawMessage(`{`)); err == nil {
+		t.Fatal("invalid JSON accepted")
+	}
+	if err := s.Respond(ev.DataRequest.ID, "ok"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Respond(ev.DataRequest.ID, "twice"); err == nil {
+		t.Fatal("answering twice succeeded")
+	}
+	res, err := s.Wait()
+	if err != nil || string(res.Value) != `"ok"` {
+		t.Fatal(res, err)
+	}
+}
+
+func TestMeter(t *testing.T) {
+	var mu sync.Mutex
+	var got []sandbox.Usage
+	e := newEngine(t, sandbox.Config{Meter: sandbox.MeterFunc(func(u sandbox.Usage) {
+		mu.Lock()
+		got = append(got, u)
+		mu.Unlock()
+	})})
+	_, _, _ = run(t, e, sandbox.Request{Code: "return 1", Tenant: "acme", Metadata: map[string]string{"workflow": "w1"}}, nil)
+	_, _, _ = run(t, e, sandbox.Request{Code: "throw 1", Tenant: "acme"}, nil)
+	_, _ = e.Submit(context.Background(), sandbox.Request{Code: "1", Plan: "nope", Tenant: "acme"})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 {
+		t.Fatalf("%d records", len(got))
+	}
+	if got[0].Outcome != "ok" || got[0].Tenant != "acme" || got[0].Plan != "default" || got[0].Language != sandbox.JavaScript || got[0].Metadata["workflow"] != "w1" || got[0].Stats.WallMs <= 0 {
+		t.Errorf("record 0: %+v", got[0])
+	}
+	if got[1].Outcome != "RUNTIME" || got[2].Outcome != "VALIDATION" {
+		t.Errorf("outcomes %q %q", got[1].Outcome, got[2].Outcome)
+	}
+}
+
+func TestRunHelper(t *testing.T) {
+	res, err := engine(t).Run(context.Background(), sandbox.Request{Code: "const a = await dataProxy.request('add', [2, 3]); return a * 10"},
+		func(_ context.Context, method string, params json.RawMessage) (any, error) {
+			var xs []int
+			if err := json.Unmarshal(params, &xs); err != nil {
+				return nil, err
+			}
+			return xs[0] + xs[1], nil
+		})
+	if err != nil || string(res.Value) != "50" {
+		t.Fatal(string(res.Value), err)
+	}
+	_, err = engine(t).Run(context.Background(), sandbox.Request{Code: "return await dataProxy.request('x')"}, nil)
+	if se := asError(t, err); se.Code != sandbox.CodeRuntime || !strings.Contains(se.Message, "no data handler") {
+		t.Fatal(err)
+	}
+}
+
+func TestConcurrentRuns(t *testing.T) {
+	e := newEngine(t, sandbox.Config{PoolSize: 4})
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for i := 0; i < 50; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := e.Run(context.Background(), sandbox.Request{Code: fmt.Sprintf("await null; return %d", i)}, nil)
+			if err != nil || string(res.Value) != fmt.Sprint(i) {
+				errs <- fmt.Errorf("run %d: %s %v", i, res.Value, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func TestConfigErrorsReportEveryField(t *testing.T) {
+	_, err := sandbox.New(sandbox.Config{PoolSize: -1, Plans: map[string]sandbox.Limits{"a": {WallMs: -5}}, DefaultPlan: "b"})
+	if err == nil {
+		t.Fatal("bad config accepted")
+	}
+	for _, want := range []string{"poolSize=-1", "plans.a.wallMs=-5", `defaultPlan="b"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not mention %q", err, want)
+		}
+	}
+}
