@@ -1,0 +1,5 @@
+//go:build race
+
+package jail_test
+
+const raceEnabled = true
