@@ -151,9 +151,12 @@
     } catch (e) {
       return PromiseCtor.reject(e);
     }
+    // The error a failed request rejects with is made here, so its stack
+    // points at the user's call rather than at the bootstrap.
+    const site = new ErrorCtor("");
     const id = host("request", method, text);
     return new PromiseCtor(function __sbx_pending(resolve, reject) {
-      MapSet.call(pending, id, [resolve, reject]);
+      MapSet.call(pending, id, [resolve, reject, site]);
     });
   }
 
@@ -275,7 +278,8 @@
       }
       r[0](v);
     } else {
-      r[1](new ErrorCtor(payload));
+      r[2].message = payload;
+      r[1](r[2]);
     }
   }
 

@@ -50,8 +50,8 @@ func (rn *run) thrown(payload string, code ipc.Code) *ipc.Failure {
 		f.Name, f.Message = "", "Uncaught "+info.Message
 	}
 	f.Stack, f.Position = RewriteStack(info.Stack)
-	if code == ipc.CodeValidation && info.Line > headerLines {
-		f.Position = &ipc.Position{Line: info.Line - headerLines, Column: info.Column}
+	if code == ipc.CodeValidation {
+		f.Stack, f.Position = "", syntaxPosition(rn.job.Code, info.Line-headerLines, info.Column)
 	}
 	if f.Name != "" {
 		f.Message = f.Name + ": " + f.Message
@@ -106,4 +106,20 @@ func RewriteStack(stack string) (string, *ipc.Position) {
 		b.WriteByte('\n')
 	}
 	return b.String(), pos
+}
+
+// syntaxPosition returns the user's position of a syntax error the engine
+// reported at line:col of the compiled body. An error at the end of input is
+// reported by the engine on the line of the closing brace it appends; the
+// user sees it at the end of their last line.
+func syntaxPosition(code string, line, col int) *ipc.Position {
+	if line < 1 {
+		return nil
+	}
+	lines := strings.Count(code, "\n") + 1
+	if line > lines {
+		last := code[strings.LastIndexByte(code, '\n')+1:]
+		return &ipc.Position{Line: lines, Column: len([]rune(last)) + 1}
+	}
+	return &ipc.Position{Line: line, Column: col}
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,11 +39,6 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 	}
 	defer r.release(m)
 
-	// The VM goroutine stays on one thread for the run, so that the
-	// thread's CPU clock measures this run and nothing else.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-
 	rn := newRun(ctx, m, job, start)
 	r.sampler.add(rn)
 	defer rn.finish()
@@ -60,8 +54,7 @@ type run struct {
 	budget *ipc.Budget
 	start  time.Time
 	wall   time.Time // wall deadline
-	clock  threadClock
-	cpu0   time.Duration
+	cpu    cpuMeter
 
 	ctx    context.Context // ends when the run must stop; Emit watches it
 	cancel context.CancelFunc
@@ -95,14 +88,12 @@ func newRun(ctx context.Context, m *machine, job Job, start time.Time) *run {
 		budget:  ipc.NewBudget(job.Limits),
 		start:   start,
 		wall:    start.Add(time.Duration(job.Limits.WallMs) * time.Millisecond),
-		clock:   currentThreadClock(),
 		pending: make(map[int64]bool),
 		timers:  make(map[int64]*time.Timer),
 		wake:    make(chan int64, 16),
 		stopped: make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	rn.cpu0 = rn.clock.now()
 	rn.ctx, rn.cancel = context.WithCancel(context.Background())
 	m.run = rn
 	m.vm.SetMemoryLimit(uintptr(job.Limits.MemoryMB) << 20)
@@ -142,7 +133,7 @@ func (rn *run) armCPU(after time.Duration) {
 	}
 	rn.stopTimers = append(rn.stopTimers, time.AfterFunc(after, func() {
 		limit := time.Duration(rn.job.Limits.CPUMs) * time.Millisecond
-		used := rn.clock.now() - rn.cpu0
+		used := rn.cpu.used()
 		if used >= limit {
 			rn.stop(rn.timeout(ipc.LimitCPU))
 			return
@@ -252,7 +243,9 @@ func (rn *run) js(call func() error) {
 	// The engine's own deadline backs up the wall watchdog.
 	_ = rn.m.vm.SetEvalTimeout(left)
 	t0 := time.Now()
+	rn.cpu.enter()
 	err := rn.protect(call)
+	rn.cpu.leave()
 	rn.code += time.Since(t0)
 	rn.notePeak(rn.m.heap.bytes())
 	if err == nil || rn.result != nil || rn.reason() != nil {
@@ -474,7 +467,7 @@ func (rn *run) done(value string) {
 func (rn *run) fillStats(ev *ipc.Event) {
 	st := rn.budget.Stats
 	st.WallMs = ms(time.Since(rn.start))
-	st.CPUMs = ms(rn.clock.now() - rn.cpu0)
+	st.CPUMs = ms(rn.cpu.used())
 	st.CodeMs = ms(rn.code)
 	st.HeapMB = float64(rn.peak.Load()) / (1 << 20)
 	if ev.Result != nil {

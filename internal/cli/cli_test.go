@@ -1,0 +1,137 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stepbox/stepbox/internal/cli"
+	"github.com/stepbox/stepbox/internal/testenv"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// stepbox runs the command in-process and returns its exit status, stdout
+// and stderr.
+func stepbox(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	st := &cli.State{
+		Args:     args,
+		Stdin:    strings.NewReader(stdin),
+		Stdout:   &out,
+		Stderr:   &errb,
+		Getenv:   func(string) string { return "" },
+		ReadFile: os.ReadFile,
+	}
+	code := cli.Main(context.Background(), st)
+	return code, out.String(), errb.String()
+}
+
+// TestWorkloads runs every benchmark workload shape through the CLI and
+// checks the result its README promises.
+func TestWorkloads(t *testing.T) {
+	want := map[string]string{
+		"trivial.js": "2", "fib.js": "196418", "json.js": "100000", "strings.js": "1799999",
+		"transform.js": `["a4","a31","a27","a8","a35"]`,
+	}
+	files, _ := filepath.Glob("../../bench/workloads/*.js")
+	if len(files) < 6 {
+		t.Fatalf("workloads missing: %v", files)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			code, out, errs := stepbox(t, "", "run", f, "--timeout", "60s", "--cpu", "60s")
+			if code != cli.ExitOK {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			out = strings.TrimSpace(out)
+			if w, ok := want[filepath.Base(f)]; ok && out != w {
+				t.Fatalf("got %s, want %s", out, w)
+			}
+			var v any
+			if err := json.Unmarshal([]byte(out), &v); err != nil {
+				t.Fatalf("stdout is not JSON: %q", out)
+			}
+		})
+	}
+}
+
+func TestRunExample(t *testing.T) {
+	code, out, errs := stepbox(t, "", "run", "../../examples/hello.js", "--input", "@../../examples/hello.input.json", "--data", "../../examples/hello.data.json")
+	if code != 0 || strings.TrimSpace(out) != `{"customer":"ada","orders":3,"total":49.75}` {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if errs != "status: {\"stage\":\"loading\"}\ngot 3 orders for ada\n" {
+		t.Fatalf("stderr %q", errs)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		name, code string
+		args       []string
+		want       int
+		stderr     string
+	}{
+		{"ok from stdin", "return 40 + 2", nil, cli.ExitOK, ""},
+		{"throw", "throw new Error('x')", nil, cli.ExitRuntime, "stepbox: RUNTIME at line 1, column 16: Error: x\n    at anonymous (step.js:1:16)\n"},
+		{"syntax", "return (", nil, cli.ExitValidation, "stepbox: VALIDATION at line 1, column 9: SyntaxError: "},
+		{"timeout", "while (true) {}", []string{"--timeout", "100ms"}, cli.ExitTimeout, "stepbox: TIMEOUT (wallMs): "},
+		{"cpu", "while (true) {}", []string{"--cpu", "50"}, cli.ExitTimeout, "stepbox: TIMEOUT (cpuMs): "},
+		{"oom", "const a = []; while (true) a.push(new Array(1000).fill(1))", []string{"--memory", "8"}, cli.ExitOOM, "stepbox: OOM (memoryMb): "},
+		{"limit", "for (let i = 0; i < 200; i++) reportStatus(i)", nil, cli.ExitLimitExceeded, "status: 0\n"},
+		{"python", "return 1", []string{"--plan", "default"}, cli.ExitOK, ""},
+		{"bad flag", "1", []string{"--nope"}, cli.ExitUsage, "stepbox run: flag provided but not defined: -nope"},
+		{"bad input", "1", []string{"--input", "{"}, cli.ExitUsage, "stepbox run: --input is not valid JSON"},
+		{"unknown plan", "1", []string{"--plan", "gold"}, cli.ExitUsage, `stepbox run: --plan "gold": no such plan`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, errs := stepbox(t, tc.code, append([]string{"run", "-"}, tc.args...)...)
+			if code != tc.want || !strings.HasPrefix(errs, tc.stderr) {
+				t.Fatalf("exit %d (want %d), stderr %q (want prefix %q)", code, tc.want, errs, tc.stderr)
+			}
+		})
+	}
+}
+
+func TestJSONEvents(t *testing.T) {
+	code, out, _ := stepbox(t, "console.log('hi'); reportStatus({p: 1}); return [1]", "run", "-", "--json")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := []string{
+		`{"kind":"console","console":{"level":"log","text":"hi"}}`,
+		`{"kind":"status","status":{"p":1}}`,
+	}
+	if len(lines) != 3 || lines[0] != want[0] || lines[1] != want[1] || !strings.HasPrefix(lines[2], `{"kind":"result","result":{"value":[1],"stats":{`) {
+		t.Fatalf("events:\n%s", out)
+	}
+}
+
+func TestPlansFile(t *testing.T) {
+	dir := t.TempDir()
+	plans := filepath.Join(dir, "plans.json")
+	os.WriteFile(plans, []byte(`{"tiny": {"maxResultBytes": 10}}`), 0o600)
+	code, _, errs := stepbox(t, "return 'x'.repeat(20)", "run", "-", "--plans", plans, "--plan", "tiny")
+	if code != cli.ExitLimitExceeded || !strings.Contains(errs, "maxResultBytes") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
+func TestVersionAndHelp(t *testing.T) {
+	if code, out, _ := stepbox(t, "", "version"); code != 0 || !strings.HasPrefix(out, "stepbox ") {
+		t.Fatal(code, out)
+	}
+	if code, out, _ := stepbox(t, "", "help", "run"); code != 0 || !strings.Contains(out, "Exit status:") || !strings.Contains(out, "LIMIT_EXCEEDED") {
+		t.Fatal(code, out)
+	}
+	if code, _, _ := stepbox(t, ""); code != cli.ExitUsage {
+		t.Fatal(code)
+	}
+}

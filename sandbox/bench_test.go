@@ -1,0 +1,94 @@
+package sandbox_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stepbox/stepbox/sandbox"
+)
+
+// BenchmarkTrivial measures a trivial step from Submit to result, with the
+// warm pool and without it (every run builds and bootstraps its VM), and
+// reports the latency percentiles.
+func BenchmarkTrivial(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		warm int
+	}{{"warm", 2}, {"cold", -1}} {
+		b.Run(bc.name, func(b *testing.B) {
+			e := newEngine(b, sandbox.Config{PoolSize: 1, Warm: bc.warm})
+			req := sandbox.Request{Code: "return 1 + 1"}
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := e.Run(context.Background(), req, nil); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			reportPercentiles(b, lat)
+		})
+	}
+}
+
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	at := func(p float64) float64 {
+		return float64(lat[int(float64(len(lat)-1)*p)].Nanoseconds()) / 1e3
+	}
+	b.ReportMetric(at(0.50), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
+}
+
+// BenchmarkWorkloads runs each workload shape in bench/workloads.
+func BenchmarkWorkloads(b *testing.B) {
+	files, err := filepath.Glob("../bench/workloads/*.js")
+	if err != nil || len(files) == 0 {
+		b.Fatal("no workloads", err)
+	}
+	e := newEngine(b, sandbox.Config{PoolSize: 1, Plans: map[string]sandbox.Limits{"default": {MemoryMB: 512, CPUMs: 60_000, WallMs: 60_000}}})
+	for _, f := range files {
+		code, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(strings.TrimSuffix(filepath.Base(f), ".js"), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := e.Run(context.Background(), sandbox.Request{Code: string(code)}, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDataRoundTrip measures one dataProxy.request answered by the
+// host: guest call, event to the caller, Respond, promise resolution.
+func BenchmarkDataRoundTrip(b *testing.B) {
+	e := newEngine(b, sandbox.Config{PoolSize: 1, Plans: map[string]sandbox.Limits{"default": {
+		MaxDataRequests: 1_000_000, CPUMs: 300_000, WallMs: 300_000, MaxDataBytes: 1 << 30}}})
+	const perRun = 1000
+	code := "for (let i = 0; i < 1000; i++) await dataProxy.request('get', i)"
+	b.ResetTimer()
+	for done := 0; done < b.N; done += perRun {
+		s, err := e.Submit(context.Background(), sandbox.Request{Code: code})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for ev := range s.Events() {
+			if dr := ev.DataRequest; dr != nil {
+				_ = s.Respond(dr.ID, dr.Params)
+			}
+		}
+		if _, err := s.Wait(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64((b.N+perRun-1)/perRun*perRun)/1e3, "µs/roundtrip")
+}
