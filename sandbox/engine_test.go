@@ -8,12 +8,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/sandbox"
 )
 
 // testPlan is generous in time so that a loaded CI machine does not turn
 // ordinary runs into timeouts; limit tests lower what they cross.
-var testPlan = sandbox.Limits{CPUMs: 10_000, WallMs: 20_000}
+var testPlan = sandbox.Limits{CPUMs: testenv.Scale(10_000), WallMs: testenv.Scale(20_000)}
 
 func newEngine(t testing.TB, cfg sandbox.Config) *sandbox.Engine {
 	t.Helper()

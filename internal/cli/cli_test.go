@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,8 @@ func TestWorkloads(t *testing.T) {
 	}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			code, out, errs := stepbox(t, "", "run", f, "--timeout", "60s", "--cpu", "60s")
+			limit := fmt.Sprint(testenv.Scale(60_000))
+			code, out, errs := stepbox(t, "", "run", f, "--timeout", limit, "--cpu", limit, "--memory", "512")
 			if code != cli.ExitOK {
 				t.Fatalf("exit %d: %s", code, errs)
 			}

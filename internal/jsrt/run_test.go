@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/testenv"
 )
 
 var testLimits = ipc.Limits{
@@ -78,10 +79,14 @@ func TestBasics(t *testing.T) {
 		{name: "deep", code: "let a = []; for (let i = 0; i < 100000; i++) a = [a]; return a", code2: "RUNTIME"},
 	}
 	lim := testLimits
-	lim.CPUMs, lim.WallMs = 1000, 2000
+	lim.CPUMs, lim.WallMs = testenv.Scale(1000), testenv.Scale(2000)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ev := runStep(t, rt, tc.code, lim, nil)
+			l := lim
+			if tc.code2 == "TIMEOUT" {
+				l.CPUMs, l.WallMs = 200, 400 // crossed on purpose: no need to wait long
+			}
+			ev := runStep(t, rt, tc.code, l, nil)
 			if tc.code2 != "" {
 				if ev.Error == nil || string(ev.Error.Code) != tc.code2 {
 					t.Fatalf("got %+v %+v, want %s", ev.Result, ev.Error, tc.code2)

@@ -1,0 +1,398 @@
+package ipc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// ProtocolVersion is the version of the worker protocol. Both sides send it
+// in their hello frame and refuse a peer that speaks another one: a host and
+// a worker are normally the same binary, but a binary replaced on disk
+// between two re-executions is not.
+const ProtocolVersion = 1
+
+// DefaultMaxFrameBytes is the largest frame body accepted when the reader is
+// given no limit: 64 MiB. A frame carries one event, so a run's result, a
+// data request's parameters or a reply must each fit in it with room for the
+// envelope (a few hundred bytes).
+const DefaultMaxFrameBytes = 64 << 20
+
+// MaxFrameDepth is the deepest JSON nesting accepted in a frame body: the
+// bridge's own limit (MaxJSONDepth) plus the envelope around a value
+// (frame → event → result → value).
+const MaxFrameDepth = MaxJSONDepth + 8
+
+// frameHeaderBytes is the size of the length prefix.
+const frameHeaderBytes = 4
+
+// LimitFrameBytes is the Failure.Limit of a run that produced an event or a
+// result too large for one frame (see DefaultMaxFrameBytes).
+const LimitFrameBytes = "frameBytes"
+
+// Errors of the frame codec. A reader returns io.EOF only at a frame
+// boundary; a stream that ends inside a frame is io.ErrUnexpectedEOF.
+var (
+	// ErrFrameTooLarge reports a frame whose length prefix exceeds the
+	// reader's limit, or a frame that would exceed the writer's.
+	ErrFrameTooLarge = errors.New("ipc: frame too large")
+	// ErrFrameInvalid reports a frame body that is not exactly one JSON
+	// object of the protocol: bad JSON, nesting too deep, an unknown field
+	// or frame type, or a payload that does not match the type.
+	ErrFrameInvalid = errors.New("ipc: invalid frame")
+)
+
+// FrameType names a frame of the worker protocol. doc.go draws the sequence.
+type FrameType string
+
+// The frame types, with the side that sends each.
+const (
+	FrameHello    FrameType = "hello"    // both: protocol version; first frame each way
+	FrameExecute  FrameType = "execute"  // host: start a run (Execute)
+	FrameEvent    FrameType = "event"    // worker: one non-terminal Event of the run
+	FrameReply    FrameType = "reply"    // host: answer to a data request (Reply)
+	FrameAbort    FrameType = "abort"    // host: stop the run (Abort, optional)
+	FrameTerminal FrameType = "terminal" // worker: the run's one terminal Event
+	FramePing     FrameType = "ping"     // host: are you alive? (Seq)
+	FramePong     FrameType = "pong"     // worker: answer to ping (same Seq)
+)
+
+// Frame is one message of the worker protocol. Type says which of the
+// other fields are set; Check enforces it.
+type Frame struct {
+	Type FrameType `json:"type"`
+	// RunID names the run an execute, event, reply, abort or terminal
+	// frame belongs to. The host assigns it; it is never zero.
+	RunID uint64 `json:"runId,omitempty"`
+	// Seq pairs a pong with its ping.
+	Seq     uint64   `json:"seq,omitempty"`
+	Hello   *Hello   `json:"hello,omitempty"`
+	Execute *Execute `json:"execute,omitempty"`
+	Event   *Event   `json:"event,omitempty"` // event and terminal frames
+	Reply   *Reply   `json:"reply,omitempty"`
+	Abort   *Abort   `json:"abort,omitempty"`
+}
+
+// Hello is the handshake. The host sends its hello first, with the
+// settings the worker needs; the worker answers once it is ready to run.
+type Hello struct {
+	Protocol int `json:"protocol"`
+	// PID is the worker's process id as the worker sees it (informational:
+	// inside a pid namespace it is not the host's view).
+	PID int `json:"pid,omitempty"`
+	// MaxFrameBytes is the largest frame the host accepts and sends; the
+	// worker uses it both ways. Host to worker only.
+	MaxFrameBytes int `json:"maxFrameBytes,omitempty"`
+	// Warm is jsrt.Config.Warm for the worker's runtime. Host to worker only.
+	Warm int `json:"warm,omitempty"`
+}
+
+// Execute starts a run: the fields of jsrt.Job that cross the boundary.
+type Execute struct {
+	Code   string          `json:"code"`
+	Input  json.RawMessage `json:"input,omitempty"` // JSON; empty means null
+	Limits Limits          `json:"limits"`
+}
+
+// Abort asks the worker to stop a run. Reason, if set, becomes the cause of
+// the run's cancellation ("the run was aborted: <reason>").
+type Abort struct {
+	Reason string `json:"reason,omitempty"`
+}
+
+// Check reports whether f is a well-formed frame: a known type with exactly
+// the payload that type carries. It does not know which side sent f; the
+// receiver checks that f is one it expects.
+func (f *Frame) Check() error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s frame: %s", ErrFrameInvalid, f.Type, fmt.Sprintf(format, args...))
+	}
+	// set lists which optional parts are present, to compare with what the
+	// type allows.
+	type parts struct{ run, seq, hello, execute, event, reply, abort bool }
+	got := parts{f.RunID != 0, f.Seq != 0, f.Hello != nil, f.Execute != nil, f.Event != nil, f.Reply != nil, f.Abort != nil}
+	var want parts
+	optionalAbort := false
+	switch f.Type {
+	case FrameHello:
+		want.hello = true
+	case FrameExecute:
+		want.run, want.execute = true, true
+	case FrameEvent, FrameTerminal:
+		want.run, want.event = true, true
+	case FrameReply:
+		want.run, want.reply = true, true
+	case FrameAbort:
+		want.run = true
+		optionalAbort = true
+	case FramePing, FramePong:
+		want.seq = true
+	default:
+		if len(f.Type) > 32 {
+			return fmt.Errorf("%w: unknown frame type %.32q...", ErrFrameInvalid, f.Type)
+		}
+		return fmt.Errorf("%w: unknown frame type %q", ErrFrameInvalid, f.Type)
+	}
+	if optionalAbort {
+		want.abort = got.abort
+	}
+	if got != want {
+		return bad("fields do not match the type (runId=%t seq=%t hello=%t execute=%t event=%t reply=%t abort=%t)",
+			got.run, got.seq, got.hello, got.execute, got.event, got.reply, got.abort)
+	}
+	switch f.Type {
+	case FrameHello:
+		if f.Hello.Protocol <= 0 || f.Hello.MaxFrameBytes < 0 || f.Hello.PID < 0 {
+			return bad("protocol %d, maxFrameBytes %d, pid %d", f.Hello.Protocol, f.Hello.MaxFrameBytes, f.Hello.PID)
+		}
+	case FrameEvent:
+		if err := CheckEvent(f.Event); err != nil {
+			return bad("%v", err)
+		}
+		if f.Event.Terminal() {
+			return bad("a %s event is terminal", f.Event.Kind)
+		}
+	case FrameTerminal:
+		if err := CheckEvent(f.Event); err != nil {
+			return bad("%v", err)
+		}
+		if !f.Event.Terminal() {
+			return bad("a %s event is not terminal", f.Event.Kind)
+		}
+	}
+	return nil
+}
+
+// knownCodes are the error codes a Failure may carry.
+var knownCodes = map[Code]bool{
+	CodeValidation: true, CodeRuntime: true, CodeTimeout: true, CodeOOM: true,
+	CodeLimitExceeded: true, CodeAborted: true, CodeCrashed: true, CodeUnavailable: true,
+}
+
+// CheckEvent reports whether ev has exactly the payload its kind carries.
+func CheckEvent(ev *Event) error {
+	type parts struct{ status, console, dataRequest, fetch, result, failure bool }
+	got := parts{len(ev.Status) > 0, ev.Console != nil, ev.DataRequest != nil, len(ev.Fetch) > 0, ev.Result != nil, ev.Error != nil}
+	var want parts
+	switch ev.Kind {
+	case KindStatus:
+		want.status = true
+	case KindConsole:
+		want.console = true
+	case KindDataRequest:
+		want.dataRequest = true
+	case KindFetch:
+		want.fetch = true
+	case KindResult:
+		want.result = true
+	case KindError:
+		want.failure = true
+	default:
+		if len(ev.Kind) > 32 {
+			return fmt.Errorf("unknown event kind %.32q...", ev.Kind)
+		}
+		return fmt.Errorf("unknown event kind %q", ev.Kind)
+	}
+	if got != want {
+		return fmt.Errorf("%s event: fields do not match the kind", ev.Kind)
+	}
+	switch {
+	case ev.Result != nil && len(ev.Result.Value) == 0:
+		return errors.New("result event without a value")
+	case ev.Error != nil && !knownCodes[ev.Error.Code]:
+		return fmt.Errorf("error event with unknown code %.32q", ev.Error.Code)
+	}
+	return nil
+}
+
+// EncodeFrame checks f and returns it as a frame: the 4-byte big-endian
+// length of the body followed by the body, f as JSON. It fails with
+// ErrFrameTooLarge if the body is longer than max (max <= 0 means
+// DefaultMaxFrameBytes).
+//
+// Strings and raw JSON are written as they are (no HTML escaping), so a
+// raw JSON value is never longer on the wire than it was when counted.
+func EncodeFrame(f *Frame, max int) ([]byte, error) {
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	if max <= 0 {
+		max = DefaultMaxFrameBytes
+	}
+	var buf bytes.Buffer
+	buf.Write(make([]byte, frameHeaderBytes))
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(f); err != nil {
+		return nil, fmt.Errorf("ipc: encode %s frame: %w", f.Type, err)
+	}
+	b := buf.Bytes()
+	b = b[:len(b)-1] // the Encoder's newline
+	n := len(b) - frameHeaderBytes
+	if n > max {
+		return nil, fmt.Errorf("%w: %s frame of %d bytes, more than %d", ErrFrameTooLarge, f.Type, n, max)
+	}
+	binary.BigEndian.PutUint32(b, uint32(n))
+	return b, nil
+}
+
+// DecodeFrame decodes one frame body (without its length prefix). It checks
+// the nesting depth before decoding, refuses unknown fields and anything
+// after the one JSON object, and checks the result with Frame.Check. Every
+// error wraps ErrFrameInvalid.
+func DecodeFrame(body []byte) (*Frame, error) {
+	if err := CheckJSONDepth(body, MaxFrameDepth); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFrameInvalid, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	var f Frame
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrFrameInvalid, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the frame's JSON object", ErrFrameInvalid)
+	}
+	if err := f.Check(); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// FrameReader reads frames from a stream. It is not safe for concurrent
+// use: one goroutine owns each stream's reads.
+type FrameReader struct {
+	r   io.Reader
+	max int
+	hdr [frameHeaderBytes]byte
+	buf []byte // reused body buffer; frames never alias it
+}
+
+// NewFrameReader returns a reader of frames from r whose bodies are at most
+// max bytes (max <= 0 means DefaultMaxFrameBytes).
+func NewFrameReader(r io.Reader, max int) *FrameReader {
+	fr := &FrameReader{r: r}
+	fr.SetMax(max)
+	return fr
+}
+
+// SetMax changes the largest body accepted (max <= 0 means
+// DefaultMaxFrameBytes).
+func (fr *FrameReader) SetMax(max int) {
+	if max <= 0 {
+		max = DefaultMaxFrameBytes
+	}
+	fr.max = max
+}
+
+// reuseLimit is the largest body buffer kept between frames.
+const reuseLimit = 1 << 20
+
+// growStep bounds how much the body buffer grows ahead of the bytes that
+// actually arrived: a length prefix alone never makes the reader allocate.
+const growStep = 1 << 20
+
+// Read reads the next frame. It returns io.EOF if the stream ends cleanly
+// between frames, io.ErrUnexpectedEOF if it ends inside one, an error
+// wrapping ErrFrameTooLarge if the length prefix exceeds the limit (nothing
+// of the body is read or allocated), and an error wrapping ErrFrameInvalid
+// for a body DecodeFrame refuses. Other errors come from the stream. After
+// any error the stream is out of step and must be abandoned.
+func (fr *FrameReader) Read() (*Frame, error) {
+	if _, err := io.ReadFull(fr.r, fr.hdr[:]); err != nil {
+		return nil, err
+	}
+	n := int64(binary.BigEndian.Uint32(fr.hdr[:]))
+	if n > int64(fr.max) {
+		return nil, fmt.Errorf("%w: length prefix says %d bytes, more than %d", ErrFrameTooLarge, n, fr.max)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%w: empty frame", ErrFrameInvalid)
+	}
+	body, err := fr.readBody(int(n))
+	if err != nil {
+		return nil, err
+	}
+	return DecodeFrame(body)
+}
+
+// readBody reads exactly n bytes, growing its buffer only as data arrives.
+func (fr *FrameReader) readBody(n int) ([]byte, error) {
+	buf := fr.buf[:0]
+	if cap(buf) < min(n, growStep) {
+		buf = make([]byte, 0, min(n, growStep))
+	}
+	for len(buf) < n {
+		if len(buf) == cap(buf) {
+			next := make([]byte, len(buf), min(n, cap(buf)+max(cap(buf), growStep)))
+			copy(next, buf)
+			buf = next
+		}
+		m, err := io.ReadFull(fr.r, buf[len(buf):min(n, cap(buf))])
+		buf = buf[:len(buf)+m]
+		if err != nil {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+	}
+	if cap(buf) <= reuseLimit {
+		fr.buf = buf
+	} else {
+		fr.buf = nil
+	}
+	return buf, nil
+}
+
+// FrameWriter writes frames to a stream. Writes are serialised by a mutex,
+// so any goroutine may write; a frame is always written whole.
+type FrameWriter struct {
+	mu  sync.Mutex
+	w   io.Writer // guarded by mu
+	max int
+}
+
+// NewFrameWriter returns a writer of frames to w whose bodies are at most
+// max bytes (max <= 0 means DefaultMaxFrameBytes).
+func NewFrameWriter(w io.Writer, max int) *FrameWriter {
+	if max <= 0 {
+		max = DefaultMaxFrameBytes
+	}
+	return &FrameWriter{w: w, max: max}
+}
+
+// Max returns the largest body the writer sends.
+func (fw *FrameWriter) Max() int { return fw.max }
+
+// Write encodes f and writes it.
+func (fw *FrameWriter) Write(f *Frame) error {
+	b, err := EncodeFrame(f, fw.max)
+	if err != nil {
+		return err
+	}
+	return fw.WriteEncoded(b, time.Time{})
+}
+
+// WriteEncoded writes a frame made by EncodeFrame. If deadline is not zero
+// and the stream has a SetWriteDeadline method (an *os.File pipe does), a
+// write still blocked at deadline fails with os.ErrDeadlineExceeded; the
+// stream is then out of step and must be abandoned.
+func (fw *FrameWriter) WriteEncoded(b []byte, deadline time.Time) error {
+	fw.mu.Lock()
+	defer fw.mu.Unlock()
+	if d, ok := fw.w.(interface{ SetWriteDeadline(time.Time) error }); ok {
+		// A stream without deadline support says so; that is not an
+		// error for a write with no deadline.
+		if err := d.SetWriteDeadline(deadline); err != nil && !deadline.IsZero() {
+			return err
+		}
+	}
+	_, err := fw.w.Write(b)
+	return err
+}

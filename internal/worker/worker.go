@@ -1,0 +1,165 @@
+// Package worker is the child side of the process pool: the code that runs
+// inside a re-executed copy of the host's own binary, speaks the ipc frame
+// protocol with the host, and runs one step at a time in its own warm
+// jsrt.Runtime.
+//
+// A process becomes a worker when the environment variable EnvSwitch is
+// set; the host's pool sets it (and nothing else) when it starts one. The
+// binary must give the worker control early, before its own main does
+// anything:
+//
+//	func init() { worker.MaybeRun(worker.Config{}) } // never returns in a worker
+//
+// or, in a test binary,
+//
+//	func TestMain(m *testing.M) {
+//		if worker.Enabled() {
+//			os.Exit(worker.Main(worker.Config{}))
+//		}
+//		os.Exit(m.Run())
+//	}
+//
+// # Descriptors
+//
+// The worker reads frames from descriptor 3 and writes frames to descriptor
+// 4 (pool puts its pipes there with exec.Cmd.ExtraFiles). Standard input and
+// output are not used: a stray print from a library cannot corrupt the
+// protocol. Standard error stays open for the Go runtime's panic and fatal
+// error reports; the host logs what it reads there.
+//
+// # Trust
+//
+// The host is trusted and the worker is not: the worker runs guest code,
+// so the host checks and recounts everything the worker says. The worker
+// checks the host's frames only to fail loudly on a bug.
+//
+// # Lifetime
+//
+// The worker exits when descriptor 3 reaches end of file (the host closed
+// it, or died), when its parent process changes (the host died and the
+// worker was re-parented; on Linux the host also sets PR_SET_PDEATHSIG to
+// SIGKILL), or when writing to descriptor 4 fails.
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/jsrt"
+)
+
+// EnvSwitch is the environment variable that turns a process into a worker.
+// Its value is the protocol version the host speaks (SwitchValue).
+const EnvSwitch = "STEPBOX_WORKER"
+
+// SwitchValue is the value of EnvSwitch that this binary's workers accept.
+var SwitchValue = fmt.Sprint(ipc.ProtocolVersion)
+
+// The descriptors the worker speaks the protocol on.
+const (
+	InFD  = 3 // frames from the host
+	OutFD = 4 // frames to the host
+)
+
+// Runner runs one job and returns its one terminal event, with the
+// semantics of (*jsrt.Runtime).Run. *jsrt.Runtime is the Runner of
+// JavaScript steps.
+type Runner interface {
+	Run(ctx context.Context, job jsrt.Job) *ipc.Event
+	Close()
+}
+
+// Config configures a worker. The zero value is a JavaScript worker with no
+// jail on descriptors 3 and 4.
+type Config struct {
+	// Enter, if set, confines the process (see internal/jail). It is called
+	// first, before the worker reads any descriptor or loads its runtime,
+	// because a jail may re-execute the process (losing everything done
+	// before) and may hide the file system; whatever the worker needs later
+	// it gets over its pipes. An error ends the worker with exit status 1
+	// before it serves anything: a worker never runs unconfined when a
+	// jail was asked for.
+	Enter func() error
+
+	// NewRunner makes the Runner once the host's hello has said how many
+	// warm runtimes to keep. Nil means jsrt.New. It is an extension point
+	// for other runtimes and for tests that inject faults; a guest has no
+	// way to reach it.
+	NewRunner func(jsrt.Config) (Runner, error)
+
+	// In and Out replace descriptors 3 and 4 (for tests that run a worker
+	// in-process over os.Pipe pairs). Nil means the descriptors.
+	In, Out *os.File
+
+	// WatchParent makes the worker exit when its parent process changes.
+	// Main sets it when it uses the real descriptors; in-process tests
+	// leave it off.
+	WatchParent bool
+}
+
+// Enabled reports whether this process was started as a worker.
+func Enabled() bool {
+	_, ok := os.LookupEnv(EnvSwitch)
+	return ok
+}
+
+// MaybeRun turns the process into a worker if it was started as one: it
+// runs Main and exits with its status, never returning. Otherwise it
+// returns at once. Call it from a package init or the start of main.
+func MaybeRun(cfg Config) {
+	if Enabled() {
+		os.Exit(Main(cfg))
+	}
+}
+
+// Main runs the worker until the host goes away and returns the process's
+// exit status: 0 after a clean end of input, 1 after an error (reported on
+// standard error).
+func Main(cfg Config) int {
+	if err := serve(cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "stepbox worker: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// errHostGone reports that the host's end of a pipe is gone.
+var errHostGone = errors.New("worker: the host is gone")
+
+func serve(cfg Config) error {
+	if cfg.In == nil && cfg.Out == nil {
+		if v := os.Getenv(EnvSwitch); v != SwitchValue {
+			return fmt.Errorf("%s=%q: this binary speaks protocol %s", EnvSwitch, v, SwitchValue)
+		}
+		cfg.WatchParent = true
+	}
+	// Nothing started by the worker needs the switch; a child that saw it
+	// would try to become a worker itself.
+	_ = os.Unsetenv(EnvSwitch)
+	if cfg.Enter != nil {
+		if err := cfg.Enter(); err != nil {
+			return fmt.Errorf("enter jail: %w", err)
+		}
+	}
+	in, out := cfg.In, cfg.Out
+	if in == nil {
+		in = os.NewFile(InFD, "stepbox-in")
+	}
+	if out == nil {
+		out = os.NewFile(OutFD, "stepbox-out")
+	}
+	for _, f := range []*os.File{in, out} {
+		if _, err := f.Stat(); err != nil {
+			return fmt.Errorf("descriptor %s is not open (start workers with package pool): %w", f.Name(), err)
+		}
+	}
+	newRunner := cfg.NewRunner
+	if newRunner == nil {
+		newRunner = func(c jsrt.Config) (Runner, error) { return jsrt.New(c) }
+	}
+	s := newServer(in, out, newRunner, cfg.WatchParent)
+	return s.serve()
+}
