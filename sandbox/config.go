@@ -28,8 +28,8 @@ type Config struct {
 	Caps Limits `json:"caps,omitempty"`
 	// Plans is the plan catalogue: named limit sets. A request names one
 	// and may only lower its limits. Zero fields of a plan mean
-	// DefaultLimits. A nil or empty catalogue means one plan, "default",
-	// with DefaultLimits.
+	// DefaultLimits. A nil or empty catalogue means one plan, named
+	// DefaultPlan, with DefaultLimits.
 	Plans map[string]Limits `json:"plans,omitempty"`
 	// DefaultPlan is the plan of a request that names none. Empty means
 	// "default".

@@ -29,7 +29,6 @@ type Engine struct {
 	closed   bool                  // guarded by mu
 	sessions map[*Session]struct{} // guarded by mu: runs not yet ended
 	wg       sync.WaitGroup        // one per accepted run; Done when its terminal event is out
-	closing  chan struct{}         // closed by Close
 }
 
 // New validates cfg and starts an engine. Warm runtimes are prepared in the
@@ -51,17 +50,17 @@ func New(cfg Config) (*Engine, error) {
 		sched:     newScheduler(r.PoolSize, r.QueueSize),
 		runPrefix: "run_" + hex.EncodeToString(b[:]) + "_",
 		sessions:  map[*Session]struct{}{},
-		closing:   make(chan struct{}),
 	}, nil
 }
 
-// Submit validates req and starts its run, returning a Session to follow it.
+// Submit validates req and starts its run, or queues it when every slot is
+// busy, returning a Session to follow it.
 //
 // ctx governs the whole run, not just the call: when it ends, the run is
 // aborted (ABORTED, and errors.Is(err, context.Canceled) holds). An error
-// from Submit itself means the run was not accepted (VALIDATION,
-// UNAVAILABLE) and no events follow; once Submit returns a Session, exactly
-// one terminal event ends its stream.
+// from Submit itself means the run was not accepted (VALIDATION; or
+// UNAVAILABLE: queue full, engine closed) and no events follow; once Submit
+// returns a Session, exactly one terminal event ends its stream.
 func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
 	job, err := e.prepare(req)
 	if err != nil {
@@ -71,13 +70,22 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
 	e.mu.Lock()
 	if e.closed {
 		e.mu.Unlock()
-		return nil, newError(CodeUnavailable, ErrClosed, "the engine is closed")
+		err := newError(CodeUnavailable, ErrClosed, "the engine is closed")
+		e.meterRefused(req, err)
+		return nil, err
+	}
+	w, err := e.sched.enqueue(req.Tenant)
+	if err != nil {
+		e.mu.Unlock()
+		err := newError(CodeUnavailable, err, "the queue is full (%d runs waiting)", e.cfg.QueueSize)
+		e.meterRefused(req, err)
+		return nil, err
 	}
 	s := newSession(ctx, e, req, job)
 	e.sessions[s] = struct{}{}
 	e.wg.Add(1) // Done in Session.run once the terminal event is out.
 	e.mu.Unlock()
-	go s.run()
+	go s.run(w)
 	return s, nil
 }
 
@@ -149,9 +157,6 @@ func (e *Engine) Close(ctx context.Context) error {
 		e.mu.Unlock()
 		<-done
 	}
-	if first {
-		close(e.closing)
-	}
 	return err
 }
 
@@ -170,6 +175,9 @@ func (e *Engine) prepare(req Request) (*jsrt.Job, error) {
 		if lim, err = lim.lower(req.Limits, plan); err != nil {
 			return nil, newError(CodeValidation, err, "%v", err)
 		}
+	}
+	if len(req.Modules) > 0 {
+		return nil, newError(CodeValidation, nil, "modules %q are not available in this build", req.Modules)
 	}
 	switch req.Language {
 	case "", JavaScript:
@@ -206,8 +214,9 @@ func (e *Engine) nextRunID() string {
 func (e *Engine) meterRefused(req Request, err error) {
 	var se *Error
 	errors.As(err, &se)
-	e.cfg.Meter.Record(Usage{
+	u := Usage{
 		RunID: e.nextRunID(), Tenant: req.Tenant, Plan: req.Plan, Language: req.Language,
 		Start: time.Now(), Outcome: string(se.Code), Limit: se.Limit, Metadata: req.Metadata,
-	})
+	}
+	e.cfg.Meter.Record(u.withDefaults(e.cfg.DefaultPlan))
 }

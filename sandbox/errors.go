@@ -67,7 +67,9 @@ type Error struct {
 	Code Code `json:"code"`
 	// Limit names the limit crossed, for TIMEOUT, OOM, LIMIT_EXCEEDED and
 	// some VALIDATION errors: a Limits JSON name such as "wallMs" or
-	// "maxDataRequests", or "time" for a worker killed after its grace.
+	// "maxDataRequests", or "time" for a worker killed after its grace. A
+	// RUNTIME error may name "stackDepth" (recursion too deep) or
+	// "jsonDepth" (a value nested too deeply).
 	Limit string `json:"limit,omitempty"`
 	// Message says what happened, for people. For a thrown error it is
 	// "Name: message" as JavaScript prints it.

@@ -2,8 +2,8 @@ package sandbox
 
 import "time"
 
-// Meter receives one Usage record per finished run, accepted or not refused
-// at validation. Record is called on the run's goroutine after its terminal
+// Meter receives one Usage record per run: for every run Submit accepted,
+// when it ends, and for every request Submit refused. Record is called on the run's goroutine after its terminal
 // event was delivered; it should return quickly (queue the record if it
 // writes to a network). It must be safe for concurrent use.
 type Meter interface {
@@ -32,3 +32,13 @@ func (f MeterFunc) Record(u Usage) { f(u) }
 type noMeter struct{}
 
 func (noMeter) Record(Usage) {}
+
+func (u Usage) withDefaults(defaultPlan string) Usage {
+	if u.Plan == "" {
+		u.Plan = defaultPlan
+	}
+	if u.Language == "" {
+		u.Language = JavaScript
+	}
+	return u
+}

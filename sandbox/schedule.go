@@ -30,27 +30,33 @@ func newScheduler(slots, queue int) *scheduler {
 	return &scheduler{free: slots, max: queue, tenants: map[string][]*waiter{}}
 }
 
-// acquire takes a slot, waiting in the queue if need be. It returns
-// errQueueFull at once when the queue is full, or the context's error.
-func (s *scheduler) acquire(ctx context.Context, tenant string) error {
+// enqueue asks for a slot for tenant: it returns a waiter that already
+// holds one, or one that waits in the queue, or errQueueFull at once.
+func (s *scheduler) enqueue(tenant string) (*waiter, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	w := &waiter{ch: make(chan struct{})}
 	if s.free > 0 && s.queued == 0 {
 		s.free--
-		s.mu.Unlock()
-		return nil
+		w.granted = true
+		close(w.ch)
+		return w, nil
 	}
 	if s.queued >= s.max {
-		s.mu.Unlock()
-		return errQueueFull
+		return nil, errQueueFull
 	}
-	w := &waiter{ch: make(chan struct{})}
 	if len(s.tenants[tenant]) == 0 {
 		s.ring = append(s.ring, tenant)
 	}
 	s.tenants[tenant] = append(s.tenants[tenant], w)
 	s.queued++
-	s.mu.Unlock()
+	return w, nil
+}
 
+// wait blocks until w holds a slot or ctx ends. On ctx's end it gives up
+// its place (or the slot, if it came at the same moment) and returns the
+// context's error.
+func (s *scheduler) wait(ctx context.Context, w *waiter) error {
 	select {
 	case <-w.ch:
 		return nil

@@ -47,7 +47,7 @@ func newSession(ctx context.Context, e *Engine, req Request, job *jsrt.Job) *Ses
 		req:     req,
 		job:     job,
 		events:  make(chan Event, e.cfg.EventBuffer),
-		replies: make(chan ipc.Reply, job.Limits.MaxDataRequests),
+		replies: make(chan ipc.Reply, min(job.Limits.MaxDataRequests, maxReplyBuffer)),
 		pending: map[int64]bool{},
 		done:    make(chan struct{}),
 	}
@@ -91,19 +91,27 @@ func (s *Session) RespondError(id int64, msg string) error {
 
 func (s *Session) reply(r ipc.Reply) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if !s.pending[r.ID] {
+		defer s.mu.Unlock()
 		if s.ended {
 			return fmt.Errorf("stepbox: data request %d: the run has ended", r.ID)
 		}
 		return fmt.Errorf("stepbox: no data request %d is waiting for an answer", r.ID)
 	}
 	delete(s.pending, r.ID)
-	// The buffer holds MaxDataRequests replies and each id is answered
-	// once, so this never blocks.
-	s.replies <- r
-	return nil
+	s.mu.Unlock()
+	// Only a step with more than maxReplyBuffer requests in flight can fill
+	// the buffer; the run drains it whenever it waits.
+	select {
+	case s.replies <- r:
+		return nil
+	case <-s.ctx.Done():
+		return fmt.Errorf("stepbox: data request %d: the run has ended", r.ID)
+	}
 }
+
+// maxReplyBuffer bounds the replies a session buffers for its run.
+const maxReplyBuffer = 1024
 
 // Abort ends the run with ABORTED, unless it already ended. It returns at
 // once; the terminal event follows.
@@ -141,19 +149,15 @@ func (s *Session) Emit(ctx context.Context, ev *ipc.Event) error {
 	}
 }
 
-// run executes the job and delivers its one terminal event.
-func (s *Session) run() {
+// run waits for a slot, executes the job and delivers its one terminal
+// event.
+func (s *Session) run(w *waiter) {
 	queued := time.Now()
 	start := queued
 	var term *ipc.Event
-	if err := s.e.sched.acquire(s.ctx, s.req.Tenant); err != nil {
-		if errors.Is(err, errQueueFull) {
-			term = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeUnavailable,
-				Message: fmt.Sprintf("the queue is full (%d runs waiting)", s.e.cfg.QueueSize)}}
-		} else {
-			term = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeAborted,
-				Message: "the run was aborted while queued"}}
-		}
+	if err := s.e.sched.wait(s.ctx, w); err != nil {
+		term = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeAborted,
+			Message: "the run was aborted while queued"}}
 	} else {
 		start = time.Now()
 		term = s.e.js.Run(s.ctx, *s.job)
@@ -189,13 +193,10 @@ func (s *Session) run() {
 	case s.events <- ev:
 		close(s.events)
 	default:
-		// The caller's buffer is full: deliver when it reads, or give up
-		// when the engine closes.
+		// The caller's buffer is full: deliver when it reads. The run is
+		// over and its slot free; only this goroutine waits.
 		go func() {
-			select {
-			case s.events <- ev:
-			case <-s.e.closing:
-			}
+			s.events <- ev
 			close(s.events)
 		}()
 	}
@@ -210,13 +211,7 @@ func (s *Session) meter(start time.Time, st Stats) {
 	u := Usage{
 		RunID: s.id, Tenant: s.req.Tenant, Plan: s.req.Plan, Language: s.req.Language,
 		Start: start, Outcome: "ok", Stats: st, Metadata: s.req.Metadata,
-	}
-	if u.Plan == "" {
-		u.Plan = s.e.cfg.DefaultPlan
-	}
-	if u.Language == "" {
-		u.Language = JavaScript
-	}
+	}.withDefaults(s.e.cfg.DefaultPlan)
 	var se *Error
 	if errors.As(s.err, &se) {
 		u.Outcome, u.Limit = string(se.Code), se.Limit

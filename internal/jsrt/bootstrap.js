@@ -34,6 +34,15 @@
   const MapDelete = Map.prototype.delete;
   const MapHas = Map.prototype.has;
   const AsyncFunction = (async function () {}).constructor;
+  const SyntaxErrorCtor = SyntaxError;
+
+  // The bootstrap never calls a method through .call: a step may replace
+  // Function.prototype.call, and would then be handed the bootstrap's maps.
+  function mapGet(m, k) { return ReflectApply(MapGet, m, [k]); }
+  function mapSet(m, k, v) { ReflectApply(MapSet, m, [k, v]); }
+  function mapDelete(m, k) { ReflectApply(MapDelete, m, [k]); }
+  function mapHas(m, k) { return ReflectApply(MapHas, m, [k]); }
+  function then(p, ok, fail) { return ReflectApply(PromiseThen, p, [ok, fail]); }
 
   const pending = new MapCtor(); // request id -> [resolve, reject]
   const timers = new MapCtor(); // timer id -> [fn, args, intervalMs]
@@ -70,8 +79,8 @@
     if (t === "function") return "[Function: " + (v.name || "(anonymous)") + "]";
     if (seen.indexOf(v) >= 0) return "[Circular]";
     if (v instanceof ErrorCtor) {
-      const stack = v.stack ? "\n" + v.stack : "";
-      return StringCtor(v.name) + ": " + StringCtor(v.message) + stack;
+      const stack = typeof v.stack === "string" ? __sbx_userStack(v.stack) : "";
+      return StringCtor(v.name) + ": " + StringCtor(v.message) + (stack ? "\n" + stack : "");
     }
     if (depth > 4) return ArrayIsArray(v) ? "[Array]" : "[Object]";
     seen.push(v);
@@ -88,7 +97,7 @@
       out = "[ " + parts.join(", ") + " ]";
       if (parts.length === 0) out = "[]";
     } else {
-      const tag = ObjectPrototypeToString.call(v);
+      const tag = ReflectApply(ObjectPrototypeToString, v, []);
       if (tag === "[object Date]") { seen.pop(); return v.toISOString ? v.toISOString() : StringCtor(v); }
       if (tag === "[object Map]" || tag === "[object Set]") {
         out = tag.slice(8, -1) + "(" + v.size + ") " + __sbx_format(ArrayFrom(v), depth + 1, seen);
@@ -110,6 +119,26 @@
     return out;
   }
   const ArrayFrom = Array.from;
+
+  // __sbx_userStack rewrites a stack trace as the host's RewriteStack does:
+  // the bootstrap's frames dropped, the step's named step.js with the
+  // user's line numbers (the AsyncFunction header is two lines).
+  const StringSplit = String.prototype.split;
+  const StringReplace = String.prototype.replace;
+  const StringIncludes = String.prototype.includes;
+  const ArrayJoin = Array.prototype.join;
+  const ArrayPush = Array.prototype.push;
+  const userLoc = /<input>:(\d+)/g;
+  function __sbx_userStack(stack) {
+    const out = [];
+    const lines = ReflectApply(StringSplit, stack, ["\n"]);
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      if (line === "" || ReflectApply(StringIncludes, line, ["<eval>"])) continue;
+      ReflectApply(ArrayPush, out, [ReflectApply(StringReplace, line, [userLoc, function __sbx_loc(_, n) { return "step.js:" + (n - 2); }])]);
+    }
+    return ReflectApply(ArrayJoin, out, ["\n"]);
+  }
 
   function __sbx_formatArgs(args) {
     const parts = [];
@@ -156,7 +185,7 @@
     const site = new ErrorCtor("");
     const id = host("request", method, text);
     return new PromiseCtor(function __sbx_pending(resolve, reject) {
-      MapSet.call(pending, id, [resolve, reject, site]);
+      mapSet(pending, id, [resolve, reject, site]);
     });
   }
 
@@ -171,12 +200,12 @@
     if (!(ms > 0)) ms = 0;
     const id = ++timerSeq;
     host("timer", id, ms);
-    MapSet.call(timers, id, [fn, args, repeat ? ms : -1]);
+    mapSet(timers, id, [fn, args, repeat ? ms : -1]);
     return id;
   }
   function __sbx_clearTimer(id) {
-    if (MapHas.call(timers, id)) {
-      MapDelete.call(timers, id);
+    if (mapHas(timers, id)) {
+      mapDelete(timers, id);
       host("cleartimer", id);
     }
   }
@@ -192,7 +221,7 @@
     clearInterval: function clearInterval(id) { __sbx_clearTimer(id); },
     queueMicrotask: function queueMicrotask(fn) {
       if (typeof fn !== "function") throw new TypeErrorCtor("queueMicrotask: the callback must be a function");
-      PromiseThen.call(PromiseResolve(), function __sbx_microtask() { fn(); });
+      then(PromiseResolve(), function __sbx_microtask() { fn(); });
     },
   };
   for (const k of ObjectKeys(guest)) {
@@ -243,7 +272,9 @@
     try {
       fn = new AsyncFunction(code);
     } catch (e) {
-      host("syntax", __sbx_failure(e));
+      // Code that closes the function's braces itself runs at compile
+      // time; what it throws is a runtime error, not a syntax error.
+      host(e instanceof SyntaxErrorCtor ? "syntax" : "done", false, __sbx_failure(e));
       return;
     }
     let input;
@@ -261,13 +292,13 @@
       __sbx_fail(e);
       return;
     }
-    PromiseThen.call(p, __sbx_finish, __sbx_fail);
+    then(p, __sbx_finish, __sbx_fail);
   }
 
   function __sbx_reply(id, ok, payload) {
-    const r = MapGet.call(pending, id);
+    const r = mapGet(pending, id);
     if (r === undefined) return;
-    MapDelete.call(pending, id);
+    mapDelete(pending, id);
     if (ok) {
       let v;
       try {
@@ -284,12 +315,12 @@
   }
 
   function __sbx_timer(id) {
-    const t = MapGet.call(timers, id);
+    const t = mapGet(timers, id);
     if (t === undefined) return;
     if (t[2] >= 0) {
       host("timer", id, t[2]); // setInterval: the next tick keeps the same id
     } else {
-      MapDelete.call(timers, id);
+      mapDelete(timers, id);
     }
     try {
       __sbx_call(t[0], undefined, t[1]);

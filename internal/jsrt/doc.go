@@ -9,8 +9,10 @@
 // the raw host entry point from the global object; it evaluates to the
 // dispatch function through which the host starts the step, delivers data
 // replies and fires timers. The step itself is compiled by the
-// AsyncFunction constructor, so it is a function body that cannot close its
-// wrapper, and its stack frames are told from the bootstrap's by file name.
+// AsyncFunction constructor; its stack frames are told from the
+// bootstrap's by file name. (Code that closes the constructor's braces
+// runs at compile time in the same VM and under the same limits; what it
+// throws is reported as RUNTIME.)
 //
 // Run's event loop runs on the caller's goroutine: it drains the job queue,
 // then waits for a timer, a data reply or a stop. Limits are enforced here:

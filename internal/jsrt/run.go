@@ -366,10 +366,6 @@ func (rn *run) host(args []any) (any, error) {
 	case "console":
 		level, _ := arg[string](args, 1)
 		text, _ := arg[string](args, 2)
-		if strings.Contains(text, "<input>:") || strings.Contains(text, "<eval>") {
-			text, _ = RewriteStack(text) // an Error's stack, logged
-			text = strings.TrimSuffix(text, "\n")
-		}
 		out, ok, notice := rn.budget.Console(text)
 		if ok {
 			rn.emit(&ipc.Event{Kind: ipc.KindConsole, Console: &ipc.Console{Level: level, Text: out}})
@@ -383,6 +379,9 @@ func (rn *run) host(args []any) (any, error) {
 		text, _ := arg[string](args, 1)
 		if err := rn.budget.Status(); err != nil {
 			rn.fail(limitFailure(err))
+		}
+		if err := rn.budget.DataBytes(len(text)); err != nil {
+			rn.fail(limitFailure(err)) // status payloads cross the bridge too
 		}
 		if err := ipc.CheckJSONDepth([]byte(text), ipc.MaxJSONDepth); err != nil {
 			return nil, fmt.Errorf("reportStatus: the payload is %w", err)
@@ -440,7 +439,7 @@ func (rn *run) host(args []any) (any, error) {
 		}
 		return nil, nil
 	case "syntax":
-		payload, _ := arg[string](args, 1)
+		payload, _ := arg[string](args, 2)
 		rn.result = failure(rn.thrown(payload, ipc.CodeValidation), ipc.Stats{})
 		return nil, nil
 	}
