@@ -13,6 +13,7 @@ import (
 
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jsrt"
+	"github.com/stepbox/stepbox/internal/typescript"
 )
 
 // Engine runs steps. Create one with New, submit runs with Submit (or Run),
@@ -21,6 +22,7 @@ type Engine struct {
 	cfg   *resolved
 	js    *jsrt.Runtime
 	sched *scheduler
+	ts    *typescript.Cache
 
 	runPrefix string
 	runSeq    atomic.Uint64
@@ -48,6 +50,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg:       r,
 		js:        js,
 		sched:     newScheduler(r.PoolSize, r.QueueSize),
+		ts:        typescript.NewCache(0),
 		runPrefix: "run_" + hex.EncodeToString(b[:]) + "_",
 		sessions:  map[*Session]struct{}{},
 	}, nil
@@ -62,7 +65,7 @@ func New(cfg Config) (*Engine, error) {
 // UNAVAILABLE: queue full, engine closed) and no events follow; once Submit
 // returns a Session, exactly one terminal event ends its stream.
 func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
-	job, err := e.prepare(req)
+	job, ts, err := e.prepare(req)
 	if err != nil {
 		e.meterRefused(req, err)
 		return nil, err
@@ -81,7 +84,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
 		e.meterRefused(req, err)
 		return nil, err
 	}
-	s := newSession(ctx, e, req, job)
+	s := newSession(ctx, e, req, job, ts)
 	e.sessions[s] = struct{}{}
 	e.wg.Add(1) // Done in Session.run once the terminal event is out.
 	e.mu.Unlock()
@@ -160,51 +163,67 @@ func (e *Engine) Close(ctx context.Context) error {
 	return err
 }
 
-// prepare validates req into a job with effective limits.
-func (e *Engine) prepare(req Request) (*jsrt.Job, error) {
+// prepare validates req into a job with effective limits, and the mapper
+// of a TypeScript step's positions.
+func (e *Engine) prepare(req Request) (*jsrt.Job, *tsMapper, error) {
 	plan := req.Plan
 	if plan == "" {
 		plan = e.cfg.DefaultPlan
 	}
 	lim, ok := e.cfg.plans[plan]
 	if !ok {
-		return nil, newError(CodeValidation, nil, "unknown plan %q", plan)
+		return nil, nil, newError(CodeValidation, nil, "unknown plan %q", plan)
 	}
 	if req.Limits != (Limits{}) {
 		var err error
 		if lim, err = lim.lower(req.Limits, plan); err != nil {
-			return nil, newError(CodeValidation, err, "%v", err)
+			return nil, nil, newError(CodeValidation, err, "%v", err)
 		}
 	}
 	if len(req.Modules) > 0 {
-		return nil, newError(CodeValidation, nil, "modules %q are not available in this build", req.Modules)
+		return nil, nil, newError(CodeValidation, nil, "modules %q are not available in this build", req.Modules)
 	}
+	code := req.Code
+	var ts *tsMapper
 	switch req.Language {
 	case "", JavaScript:
+	case TypeScript:
+		if len(req.Code) > lim.MaxCodeBytes {
+			break // refused below, before compiling
+		}
+		c := req.Compiled
+		if c == nil {
+			out, err := e.ts.Compile(req.Code)
+			if err != nil {
+				return nil, nil, compileError(err)
+			}
+			c = &Compiled{JS: out.JS, Map: out.Map}
+		}
+		code, ts = c.JS, &tsMapper{mapJSON: c.Map}
 	case Python:
-		return nil, newError(CodeUnavailable, errors.ErrUnsupported, "language %q is not available in this build", req.Language)
+		return nil, nil, newError(CodeUnavailable, errors.ErrUnsupported, "language %q is not available in this build", req.Language)
 	default:
-		return nil, newError(CodeValidation, nil, "unknown language %q (want javascript, typescript or python)", req.Language)
+		return nil, nil, newError(CodeValidation, nil, "unknown language %q (want javascript, typescript or python)", req.Language)
 	}
 	if len(req.Code) > lim.MaxCodeBytes {
 		err := newError(CodeValidation, nil, "code is %d bytes, more than maxCodeBytes=%d", len(req.Code), lim.MaxCodeBytes)
 		err.Limit = ipc.LimitCode
-		return nil, err
+		return nil, nil, err
 	}
 	if len(req.Input) > 0 {
 		if len(req.Input) > lim.MaxDataBytes {
 			err := newError(CodeValidation, nil, "input is %d bytes, more than maxDataBytes=%d", len(req.Input), lim.MaxDataBytes)
 			err.Limit = ipc.LimitDataBytes
-			return nil, err
+			return nil, nil, err
 		}
 		if !json.Valid(req.Input) {
-			return nil, newError(CodeValidation, nil, "input is not valid JSON")
+			return nil, nil, newError(CodeValidation, nil, "input is not valid JSON")
 		}
 		if err := ipc.CheckJSONDepth(req.Input, ipc.MaxJSONDepth); err != nil {
-			return nil, newError(CodeValidation, err, "input is %v", err)
+			return nil, nil, newError(CodeValidation, err, "input is %v", err)
 		}
 	}
-	return &jsrt.Job{Code: req.Code, Input: req.Input, Limits: lim.wire()}, nil
+	return &jsrt.Job{Code: code, Input: req.Input, Limits: lim.wire()}, ts, nil
 }
 
 func (e *Engine) nextRunID() string {

@@ -78,6 +78,9 @@ type Error struct {
 	Stack string `json:"stack,omitempty"`
 	// Position is where in the user's source the error arose, if known.
 	Position *Position `json:"position,omitempty"`
+	// Diagnostics lists every problem of a TypeScript step that did not
+	// compile.
+	Diagnostics []Diagnostic `json:"diagnostics,omitempty"`
 	// Stats describe the run up to its end.
 	Stats Stats `json:"stats"`
 

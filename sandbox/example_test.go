@@ -144,3 +144,34 @@ func ExampleConfig_plans() {
 	// <nil>
 	// true
 }
+
+func ExampleCompileTypeScript() {
+	// Compile when the step is saved; store c.JS and c.Map.
+	c, err := sandbox.CompileTypeScript(`enum Unit { Each = 1, Dozen = 12 }
+const qty: number = input.dozens * Unit.Dozen;
+return { qty } satisfies { qty: number };`)
+	if err != nil {
+		panic(err)
+	}
+
+	eng, err := sandbox.New(sandbox.Config{})
+	if err != nil {
+		panic(err)
+	}
+	defer eng.Close(context.Background())
+	res, err := eng.Run(context.Background(), sandbox.Request{
+		Language: sandbox.TypeScript,
+		Compiled: &c, // runs the stored JavaScript: no recompilation
+		Input:    json.RawMessage(`{"dozens": 3}`),
+	}, nil)
+	fmt.Println(string(res.Value), err)
+
+	_, err = sandbox.CompileTypeScript("const a: number = ;")
+	var se *sandbox.Error
+	if errors.As(err, &se) {
+		fmt.Println(se.Code, se.Diagnostics[0].Line, se.Diagnostics[0].Column)
+	}
+	// Output:
+	// {"qty":36} <nil>
+	// VALIDATION 1 19
+}

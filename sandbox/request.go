@@ -19,8 +19,13 @@ type Request struct {
 	// Language of Code. Empty means JavaScript.
 	Language Language `json:"language,omitempty"`
 	// Code is the step: the body of an async function, which may return a
-	// value and await at top level.
-	Code string `json:"code"`
+	// value and await at top level. For TypeScript, Code may be the
+	// source (compiled on the fly, cached by content) or empty when
+	// Compiled is set.
+	Code string `json:"code,omitempty"`
+	// Compiled is a TypeScript step compiled earlier by CompileTypeScript;
+	// when set, Code is not compiled again.
+	Compiled *Compiled `json:"compiled,omitempty"`
 	// Input is visible to the step as the global `input`. Empty means null.
 	Input json.RawMessage `json:"input,omitempty"`
 	// Plan names the plan whose limits apply. Empty means Config.DefaultPlan.

@@ -26,6 +26,7 @@ type Session struct {
 	e      *Engine
 	req    Request
 	job    *jsrt.Job
+	ts     *tsMapper // nil unless the step is TypeScript
 	ctx    context.Context // the run's; ends on abort, close or the caller's ctx
 	cancel context.CancelCauseFunc
 	events chan Event
@@ -40,12 +41,13 @@ type Session struct {
 	err    error
 }
 
-func newSession(ctx context.Context, e *Engine, req Request, job *jsrt.Job) *Session {
+func newSession(ctx context.Context, e *Engine, req Request, job *jsrt.Job, ts *tsMapper) *Session {
 	s := &Session{
 		id:      e.nextRunID(),
 		e:       e,
 		req:     req,
 		job:     job,
+		ts:      ts,
 		events:  make(chan Event, e.cfg.EventBuffer),
 		replies: make(chan ipc.Reply, min(job.Limits.MaxDataRequests, maxReplyBuffer)),
 		pending: map[int64]bool{},
@@ -129,6 +131,9 @@ func (s *Session) Emit(ctx context.Context, ev *ipc.Event) error {
 	out := Event{Kind: EventKind(ev.Kind), Status: ev.Status, Fetch: ev.Fetch}
 	if c := ev.Console; c != nil {
 		out.Console = &ConsoleLine{Level: c.Level, Text: c.Text}
+		if s.ts != nil {
+			out.Console.Text = s.ts.stack(c.Text) // a logged Error's stack
+		}
 	}
 	if d := ev.DataRequest; d != nil {
 		out.DataRequest = &DataRequest{ID: d.ID, Method: d.Method, Params: d.Params}
@@ -172,6 +177,9 @@ func (s *Session) run(w *waiter) {
 		s.result = Result{Value: r.Value, Stats: stats}
 		ev = Event{Kind: EventResult, Result: &s.result}
 	} else {
+		if s.ts != nil {
+			s.ts.failure(term.Error)
+		}
 		var cause error
 		if term.Error.Code == ipc.CodeAborted {
 			cause = context.Cause(s.ctx)

@@ -22,6 +22,8 @@ type State struct {
 	Getenv func(string) string
 	// ReadFile reads a file named on the command line.
 	ReadFile func(name string) ([]byte, error)
+	// WriteFile writes a file named on the command line.
+	WriteFile func(name string, data []byte) error
 	// Signals, if set, delivers interrupt requests (Ctrl-C) to a running
 	// command, which aborts its run.
 	Signals <-chan os.Signal
@@ -38,7 +40,10 @@ func OSState() *State {
 		Stderr:   os.Stderr,
 		Getenv:   os.Getenv,
 		ReadFile: os.ReadFile,
-		Signals:  sig,
+		WriteFile: func(name string, data []byte) error {
+			return os.WriteFile(name, data, 0o644)
+		},
+		Signals: sig,
 	}
 }
 
@@ -49,7 +54,8 @@ var Version = "0.1.0-dev"
 const usage = `stepbox runs untrusted code steps in a sandbox.
 
 Usage:
-  stepbox run STEP.js [flags]   run a step and print its result as JSON
+  stepbox run STEP.js [flags]   run a step (.js or .ts) and print its result as JSON
+  stepbox compile STEP.ts       compile a TypeScript step to JavaScript
   stepbox version               print the version
   stepbox help [COMMAND]        show help
 
@@ -65,12 +71,16 @@ func Main(ctx context.Context, st *State) int {
 	switch cmd, args := st.Args[0], st.Args[1:]; cmd {
 	case "run":
 		return runCommand(ctx, st, args)
+	case "compile":
+		return compileCommand(st, args)
 	case "version", "--version":
 		fmt.Fprintf(st.Stdout, "stepbox %s\n", Version)
 		return ExitOK
 	case "help", "-h", "--help":
 		if len(args) > 0 && args[0] == "run" {
 			fmt.Fprint(st.Stdout, runUsage)
+		} else if len(args) > 0 && args[0] == "compile" {
+			fmt.Fprint(st.Stdout, compileUsage)
 		} else {
 			fmt.Fprint(st.Stdout, usage)
 		}

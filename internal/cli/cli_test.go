@@ -137,3 +137,33 @@ func TestVersionAndHelp(t *testing.T) {
 		t.Fatal(code)
 	}
 }
+
+func TestTypeScript(t *testing.T) {
+	if code, out, errs := stepbox(t, "", "run", "testdata/step.ts"); code != 0 || strings.TrimSpace(out) != "20" {
+		t.Fatalf("run: %d %q %q", code, out, errs)
+	}
+	code, _, errs := stepbox(t, "", "run", "testdata/step.ts", "--input", `{"n": 500}`)
+	if code != cli.ExitRuntime || !strings.HasPrefix(errs, "stepbox: RUNTIME at line 5, column ") || !strings.Contains(errs, "step.ts:5:") {
+		t.Fatalf("throw: %d %q", code, errs)
+	}
+	code, _, errs = stepbox(t, "", "compile", "testdata/bad.ts")
+	if code != cli.ExitValidation || !strings.HasPrefix(errs, "testdata/bad.ts:2:12: ") {
+		t.Fatalf("compile error: %d %q", code, errs)
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "step.js")
+	var out2, errb bytes.Buffer
+	st := &cli.State{Args: []string{"compile", "testdata/step.ts", "-o", out}, Stdout: &out2, Stderr: &errb,
+		ReadFile: os.ReadFile, WriteFile: func(n string, d []byte) error { return os.WriteFile(n, d, 0o600) }}
+	if code := cli.Main(context.Background(), st); code != 0 {
+		t.Fatal(code, errb.String())
+	}
+	js, _ := os.ReadFile(out)
+	m, _ := os.ReadFile(out + ".map")
+	if !strings.Contains(string(js), "return check(n)") || !strings.Contains(string(m), `"mappings"`) {
+		t.Fatalf("js %q map %q", js, m)
+	}
+	if code, out, errs := stepbox(t, "", "run", out); code != 0 || strings.TrimSpace(out) != "20" {
+		t.Fatalf("run compiled: %d %q %q", code, out, errs)
+	}
+}

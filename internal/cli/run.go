@@ -15,9 +15,9 @@ import (
 	"github.com/stepbox/stepbox/sandbox"
 )
 
-const runUsage = `Usage: stepbox run STEP.js [flags]
+const runUsage = `Usage: stepbox run STEP.js|STEP.ts [flags]
 
-Runs one step (use - to read it from stdin). Console output and status
+Runs one step (use - to read it from stdin; a .ts file is TypeScript). Console output and status
 events go to stderr, the result goes to stdout as JSON.
 
 Flags:

@@ -44,7 +44,13 @@
   function mapHas(m, k) { return ReflectApply(MapHas, m, [k]); }
   function then(p, ok, fail) { return ReflectApply(PromiseThen, p, [ok, fail]); }
 
-  const pending = new MapCtor(); // request id -> [resolve, reject]
+  // TypeScript's "using" declarations compile to helpers that look for
+  // these well-known symbols, which QuickJS does not define.
+  const SymbolCtor = Symbol;
+  if (SymbolCtor.dispose === undefined) ObjectDefineProperty(SymbolCtor, "dispose", { value: SymbolCtor.for("Symbol.dispose") });
+  if (SymbolCtor.asyncDispose === undefined) ObjectDefineProperty(SymbolCtor, "asyncDispose", { value: SymbolCtor.for("Symbol.asyncDispose") });
+
+  const pending = new MapCtor(); // request id -> [resolve, reject, call site]
   const timers = new MapCtor(); // timer id -> [fn, args, intervalMs]
 
   const MAX_FORMAT = 64 * 1024; // characters of one formatted console argument
