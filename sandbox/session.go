@@ -22,14 +22,14 @@ var errAbortedByCaller = errors.New("aborted by the caller")
 // Config.EventBuffer events wait, and then ends at its wall-clock limit with
 // TIMEOUT. A slow reader slows only its own run. Wait does not read events.
 type Session struct {
-	id     string
-	e      *Engine
-	req    Request
-	job    *jsrt.Job
-	ts     *tsMapper // nil unless the step is TypeScript
-	ctx    context.Context // the run's; ends on abort, close or the caller's ctx
-	cancel context.CancelCauseFunc
-	events chan Event
+	id      string
+	e       *Engine
+	req     Request
+	job     *jsrt.Job
+	ts      *tsMapper       // nil unless the step is TypeScript
+	ctx     context.Context // the run's; ends on abort, close or the caller's ctx
+	cancel  context.CancelCauseFunc
+	events  chan Event
 	replies chan ipc.Reply
 
 	mu      sync.Mutex

@@ -20,7 +20,9 @@ return { color: cfg.color, name: shout(user.name), origin: Geo.origin };
 `
 
 func TestTypeScriptRuns(t *testing.T) {
-	answer := func(context.Context, string, json.RawMessage) (any, error) { return map[string]string{"name": "ada"}, nil }
+	answer := func(context.Context, string, json.RawMessage) (any, error) {
+		return map[string]string{"name": "ada"}, nil
+	}
 	want := `{"color":1,"name":"ADA","origin":{"x":0,"y":0}}`
 	// From source, compiled on the fly.
 	res, err := engine(t).Run(context.Background(), sandbox.Request{Language: sandbox.TypeScript, Code: tsStep}, answer)

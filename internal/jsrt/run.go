@@ -69,9 +69,9 @@ type run struct {
 	result *ipc.Event    // set once by "done"/"syntax" or a stop
 
 	stopMu     sync.Mutex
-	stopReason *ipc.Failure   // guarded by stopMu; first stop wins
-	stopped    chan struct{}  // closed on the first stop
-	exited     chan struct{}  // closed when the VM goroutine is done with the VM
+	stopReason *ipc.Failure  // guarded by stopMu; first stop wins
+	stopped    chan struct{} // closed on the first stop
+	exited     chan struct{} // closed when the VM goroutine is done with the VM
 	stopTimers []*time.Timer // wall and cpu watchdogs
 	afterCtx   func() bool
 }
