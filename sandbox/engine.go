@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stepbox/stepbox/internal/egress"
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jsrt"
 	"github.com/stepbox/stepbox/internal/typescript"
@@ -23,6 +24,7 @@ type Engine struct {
 	js    *jsrt.Runtime
 	sched *scheduler
 	ts    *typescript.Cache
+	proxy *egress.Proxy // nil when fetch is off
 
 	runPrefix string
 	runSeq    atomic.Uint64
@@ -40,6 +42,10 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	proxy, err := newProxy(r.Egress)
+	if err != nil {
+		return nil, fmt.Errorf("stepbox: invalid config: egress: %w", err)
+	}
 	js, err := jsrt.New(jsrt.Config{Warm: r.Warm})
 	if err != nil {
 		return nil, fmt.Errorf("stepbox: start JavaScript runtime: %w", err)
@@ -51,6 +57,7 @@ func New(cfg Config) (*Engine, error) {
 		js:        js,
 		sched:     newScheduler(r.PoolSize, r.QueueSize),
 		ts:        typescript.NewCache(0),
+		proxy:     proxy,
 		runPrefix: "run_" + hex.EncodeToString(b[:]) + "_",
 		sessions:  map[*Session]struct{}{},
 	}, nil
@@ -66,6 +73,10 @@ func New(cfg Config) (*Engine, error) {
 // returns a Session, exactly one terminal event ends its stream.
 func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
 	job, ts, err := e.prepare(req)
+	plan := req.Plan
+	if plan == "" {
+		plan = e.cfg.DefaultPlan
+	}
 	if err != nil {
 		e.meterRefused(req, err)
 		return nil, err
@@ -85,6 +96,7 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
 		return nil, err
 	}
 	s := newSession(ctx, e, req, job, ts)
+	s.plan = plan
 	e.sessions[s] = struct{}{}
 	e.wg.Add(1) // Done in Session.run once the terminal event is out.
 	e.mu.Unlock()

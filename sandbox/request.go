@@ -37,6 +37,12 @@ type Request struct {
 	Tenant string `json:"tenant,omitempty"`
 	// Modules lists the host modules the step wants.
 	Modules []string `json:"modules,omitempty"`
+	// Egress narrows the engine's (and the plan's) egress policy for this
+	// run. It can never widen it.
+	Egress *EgressPolicy `json:"egress,omitempty"`
+	// Secrets are credentials for this run's fetches (e.g. the tenant's
+	// token for an API), added by the FetchProxy; the step never sees them.
+	Secrets []Secret `json:"secrets,omitempty"`
 	// Metadata is passed through to the Meter untouched.
 	Metadata map[string]string `json:"metadata,omitempty"`
 }

@@ -31,6 +31,10 @@ type Session struct {
 	cancel  context.CancelCauseFunc
 	events  chan Event
 	replies chan ipc.Reply
+	plan    string // the plan's name, resolved
+
+	fetches  fetcher
+	finished chan struct{} // closed when the runtime returned
 
 	mu      sync.Mutex
 	pending map[int64]bool // guarded by mu: data requests not yet answered
@@ -43,15 +47,16 @@ type Session struct {
 
 func newSession(ctx context.Context, e *Engine, req Request, job *jsrt.Job, ts *tsMapper) *Session {
 	s := &Session{
-		id:      e.nextRunID(),
-		e:       e,
-		req:     req,
-		job:     job,
-		ts:      ts,
-		events:  make(chan Event, e.cfg.EventBuffer),
-		replies: make(chan ipc.Reply, min(job.Limits.MaxDataRequests, maxReplyBuffer)),
-		pending: map[int64]bool{},
-		done:    make(chan struct{}),
+		id:       e.nextRunID(),
+		e:        e,
+		req:      req,
+		job:      job,
+		ts:       ts,
+		events:   make(chan Event, e.cfg.EventBuffer),
+		replies:  make(chan ipc.Reply, min(job.Limits.MaxDataRequests, maxReplyBuffer)),
+		pending:  map[int64]bool{},
+		done:     make(chan struct{}),
+		finished: make(chan struct{}),
 	}
 	s.ctx, s.cancel = context.WithCancelCause(ctx)
 	job.Host = s
@@ -128,6 +133,11 @@ func (s *Session) Wait() (Result, error) {
 // Emit implements jsrt.Host: it delivers a non-terminal event, blocking
 // while the caller's buffer is full.
 func (s *Session) Emit(ctx context.Context, ev *ipc.Event) error {
+	if fr := ev.FetchRequest; fr != nil {
+		s.fetches.wg.Add(1) // Done when the fetch is answered.
+		go s.fetch(fr)
+		return nil
+	}
 	out := Event{Kind: EventKind(ev.Kind), Status: ev.Status, Fetch: ev.Fetch}
 	if c := ev.Console; c != nil {
 		out.Console = &ConsoleLine{Level: c.Level, Text: c.Text}
@@ -167,6 +177,17 @@ func (s *Session) run(w *waiter) {
 		start = time.Now()
 		term = s.e.js.Run(s.ctx, *s.job)
 		s.e.sched.release()
+	}
+	close(s.finished)
+	if reqs, bytes, ok := s.closeFetches(); ok {
+		// The FetchProxy's counts are the host's own.
+		var st *ipc.Stats
+		if term.Result != nil {
+			st = &term.Result.Stats
+		} else {
+			st = &term.Error.Stats
+		}
+		st.FetchRequests, st.FetchBytes = reqs, bytes
 	}
 	queueMs := ms(start.Sub(queued))
 	var ev Event

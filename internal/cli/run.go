@@ -30,12 +30,16 @@ Flags:
   --memory MB          memory limit (sets the plan's memoryMb)
   --cpu DURATION       CPU time limit, e.g. 500ms or 2s (sets cpuMs)
   --timeout DURATION   wall-clock limit, e.g. 10s (sets wallMs)
+  --egress FILE        enable fetch: a JSON file {"policy": {"hosts": [...], ...},
+                       "secrets": [{"host", "header", "value"}]}; without it
+                       every fetch fails
   --json               print every event as one JSON line on stdout
 
 ` + exitTable
 
 type runFlags struct {
 	input, data, plan, plans string
+	egress                   string
 	memory                   int
 	cpu, timeout             string
 	json                     bool
@@ -53,6 +57,7 @@ func runCommand(ctx context.Context, st *State, args []string) int {
 	fs.StringVar(&f.cpu, "cpu", "", "")
 	fs.StringVar(&f.timeout, "timeout", "", "")
 	fs.BoolVar(&f.json, "json", false, "")
+	fs.StringVar(&f.egress, "egress", "", "")
 	// Flags may come before or after the file name.
 	var files []string
 	for {
@@ -158,6 +163,18 @@ func (f *runFlags) build(st *State, file string) (sandbox.Request, sandbox.Confi
 		}
 	}
 	cfg.Plans[req.Plan] = plan
+	if f.egress != "" {
+		b, err := readArg(st, f.egress)
+		if err != nil {
+			return req, cfg, nil, err
+		}
+		cfg.Egress = &sandbox.Egress{}
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.DisallowUnknownFields()
+		if err := d.Decode(cfg.Egress); err != nil {
+			return req, cfg, nil, fmt.Errorf("--egress %s: %w", f.egress, err)
+		}
+	}
 	cfg.PoolSize = 1
 	cfg.Warm = -1 // one run: a warm pool would only cost a second VM
 	return req, cfg, data, nil
@@ -215,6 +232,10 @@ func execute(ctx context.Context, st *State, eng *sandbox.Engine, req sandbox.Re
 		case sandbox.EventStatus:
 			if !asJSON {
 				fmt.Fprintf(st.Stderr, "status: %s\n", ev.Status)
+			}
+		case sandbox.EventFetch:
+			if !asJSON {
+				fmt.Fprintf(st.Stderr, "fetch: %s\n", ev.Fetch)
 			}
 		case sandbox.EventDataRequest:
 			answer(s, ev.DataRequest, data)

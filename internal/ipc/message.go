@@ -85,19 +85,23 @@ const (
 	KindConsole     Kind = "console"
 	KindDataRequest Kind = "data_request"
 	KindFetch       Kind = "fetch"
-	KindResult      Kind = "result"
-	KindError       Kind = "error"
+	// KindFetchRequest is internal: a guest fetch for the host's FetchProxy
+	// to perform and answer with a Reply. Callers see KindFetch audits.
+	KindFetchRequest Kind = "fetch_request"
+	KindResult       Kind = "result"
+	KindError        Kind = "error"
 )
 
 // Event is one message from a run to its caller.
 type Event struct {
-	Kind        Kind            `json:"kind"`
-	Status      json.RawMessage `json:"status,omitempty"`
-	Console     *Console        `json:"console,omitempty"`
-	DataRequest *DataRequest    `json:"dataRequest,omitempty"`
-	Fetch       json.RawMessage `json:"fetch,omitempty"`
-	Result      *Result         `json:"result,omitempty"`
-	Error       *Failure        `json:"error,omitempty"`
+	Kind         Kind            `json:"kind"`
+	Status       json.RawMessage `json:"status,omitempty"`
+	Console      *Console        `json:"console,omitempty"`
+	DataRequest  *DataRequest    `json:"dataRequest,omitempty"`
+	Fetch        json.RawMessage `json:"fetch,omitempty"`
+	FetchRequest *FetchRequest   `json:"fetchRequest,omitempty"`
+	Result       *Result         `json:"result,omitempty"`
+	Error        *Failure        `json:"error,omitempty"`
 }
 
 // Terminal reports whether e ends its run.
@@ -116,12 +120,21 @@ type DataRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
-// Reply answers a DataRequest (or, later, another host operation) by ID.
-// Exactly one of Value and Error is meaningful: Error != "" rejects.
+// FetchRequest is a guest's fetch(url, init), as the JSON of an
+// egress.Request.
+type FetchRequest struct {
+	ID      int64           `json:"id"`
+	Request json.RawMessage `json:"request"`
+}
+
+// Reply answers a DataRequest or a FetchRequest by ID. Error != "" rejects
+// the guest's promise; Limit != "" ends the run with LIMIT_EXCEEDED naming
+// that limit (the host's FetchProxy counts fetch requests and bytes).
 type Reply struct {
 	ID    int64           `json:"id"`
 	Value json.RawMessage `json:"value,omitempty"`
 	Error string          `json:"error,omitempty"`
+	Limit string          `json:"limit,omitempty"`
 }
 
 // Result is the successful terminal event.

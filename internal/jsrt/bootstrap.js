@@ -216,9 +216,184 @@
     }
   }
 
+  // ---- fetch: relayed to the host's FetchProxy ----------------------------
+
+  const Uint8ArrayCtor = Uint8Array;
+  const ArrayBufferCtor = ArrayBuffer;
+  const ArrayBufferIsView = ArrayBuffer.isView;
+  const StringFromCharCode = String.fromCharCode;
+  const StringToLowerCase = String.prototype.toLowerCase;
+  const StringCharCodeAt = String.prototype.charCodeAt;
+  const ObjectEntries = Object.entries;
+  const SymbolIterator = Symbol.iterator;
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+  function __sbx_lower(s) { return ReflectApply(StringToLowerCase, StringCtor(s), []); }
+
+  function __sbx_b64encode(bytes) {
+    let out = "";
+    for (let i = 0; i < bytes.length; i += 3) {
+      const n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
+      out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] +
+        (i + 1 < bytes.length ? B64[(n >> 6) & 63] : "=") + (i + 2 < bytes.length ? B64[n & 63] : "=");
+    }
+    return out;
+  }
+  function __sbx_b64decode(s) {
+    const out = [];
+    let buf = 0, bits = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = B64.indexOf(s[i]);
+      if (c < 0) continue;
+      buf = (buf << 6) | c; bits += 6;
+      if (bits >= 8) { bits -= 8; out.push((buf >> bits) & 255); }
+    }
+    return new Uint8ArrayCtor(out);
+  }
+  function __sbx_utf8encode(str) {
+    const out = [];
+    for (let i = 0; i < str.length; i++) {
+      let c = ReflectApply(StringCharCodeAt, str, [i]);
+      if (c >= 0xd800 && c < 0xdc00 && i + 1 < str.length) {
+        const d = ReflectApply(StringCharCodeAt, str, [i + 1]);
+        if (d >= 0xdc00 && d < 0xe000) { c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); i++; }
+      }
+      if (c < 0x80) out.push(c);
+      else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
+      else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+    }
+    return new Uint8ArrayCtor(out);
+  }
+  function __sbx_utf8decode(b) {
+    let out = "";
+    for (let i = 0; i < b.length;) {
+      const c = b[i];
+      let cp = 0xfffd, n = 1;
+      if (c < 0x80) { cp = c; }
+      else if (c >= 0xc2 && c < 0xe0 && (b[i + 1] & 0xc0) === 0x80) { cp = ((c & 31) << 6) | (b[i + 1] & 63); n = 2; }
+      else if (c >= 0xe0 && c < 0xf0 && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80) { cp = ((c & 15) << 12) | ((b[i + 1] & 63) << 6) | (b[i + 2] & 63); n = 3; }
+      else if (c >= 0xf0 && c < 0xf5 && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80 && (b[i + 3] & 0xc0) === 0x80) { cp = ((c & 7) << 18) | ((b[i + 1] & 63) << 12) | ((b[i + 2] & 63) << 6) | (b[i + 3] & 63); n = 4; }
+      if (cp >= 0x10000) { cp -= 0x10000; out += StringFromCharCode(0xd800 + (cp >> 10), 0xdc00 + (cp & 1023)); }
+      else out += StringFromCharCode(cp);
+      i += n;
+    }
+    return out;
+  }
+
+  class Headers {
+    #list = []; // [lower-case name, value]
+    constructor(init) {
+      if (init === undefined || init === null) return;
+      if (init instanceof Headers) { for (const [k, v] of init) this.append(k, v); return; }
+      if (typeof init[SymbolIterator] === "function") { for (const pair of init) this.append(pair[0], pair[1]); return; }
+      for (const [k, v] of ObjectEntries(init)) this.append(k, v);
+    }
+    append(name, value) { this.#list.push([__sbx_lower(name), StringCtor(value)]); }
+    set(name, value) { this.delete(name); this.append(name, value); }
+    delete(name) { const n = __sbx_lower(name); this.#list = this.#list.filter(function __sbx_keep(p) { return p[0] !== n; }); }
+    get(name) {
+      const n = __sbx_lower(name);
+      const vs = [];
+      for (const p of this.#list) if (p[0] === n) vs.push(p[1]);
+      return vs.length === 0 ? null : vs.join(", ");
+    }
+    has(name) { return this.get(name) !== null; }
+    forEach(fn, thisArg) { for (const [k, v] of this) ReflectApply(fn, thisArg, [v, k, this]); }
+    *entries() {
+      const names = [];
+      for (const p of this.#list) if (names.indexOf(p[0]) < 0) names.push(p[0]);
+      names.sort();
+      for (const n of names) yield [n, this.get(n)];
+    }
+    *keys() { for (const [k] of this.entries()) yield k; }
+    *values() { for (const [, v] of this.entries()) yield v; }
+    [SymbolIterator]() { return this.entries(); }
+    __sbx_pairs() { return this.#list.map(function __sbx_pair(p) { return [p[0], p[1]]; }); }
+  }
+
+  class Response {
+    #body; #encoding; #used = false;
+    constructor(r) {
+      this.status = r.status;
+      this.statusText = r.statusText;
+      this.ok = r.status >= 200 && r.status < 300;
+      this.headers = new Headers(r.headers);
+      this.url = r.url;
+      this.redirected = !!r.redirected;
+      this.type = "basic";
+      this.#body = r.body;
+      this.#encoding = r.bodyEncoding || "";
+    }
+    get bodyUsed() { return this.#used; }
+    #take() {
+      if (this.#used) throw new TypeErrorCtor("Body is unusable: body has already been read");
+      this.#used = true;
+    }
+    async text() {
+      this.#take();
+      return this.#encoding === "base64" ? __sbx_utf8decode(__sbx_b64decode(this.#body)) : this.#body;
+    }
+    async json() { return JSONparse(await this.text()); }
+    async arrayBuffer() {
+      this.#take();
+      const b = this.#encoding === "base64" ? __sbx_b64decode(this.#body) : __sbx_utf8encode(this.#body);
+      return b.buffer;
+    }
+  }
+
+  const AbortSignalObj = {
+    timeout: function timeout(ms) { return ObjectFreeze({ aborted: false, __sbx_timeoutMs: +ms }); },
+  };
+
+  function __sbx_fetchRequest(input, init) {
+    if (init === undefined || init === null) init = {};
+    const url = typeof input === "string" ? input : input && typeof input.url === "string" ? input.url : StringCtor(input);
+    const req = { url: url, method: init.method === undefined ? "GET" : StringCtor(init.method) };
+    if (init.headers !== undefined && init.headers !== null) {
+      req.headers = new Headers(init.headers).__sbx_pairs();
+    }
+    const body = init.body;
+    if (body !== undefined && body !== null) {
+      if (typeof body === "string") {
+        req.body = body;
+      } else if (body instanceof ArrayBufferCtor) {
+        req.body = __sbx_b64encode(new Uint8ArrayCtor(body)); req.bodyEncoding = "base64";
+      } else if (ArrayBufferIsView(body)) {
+        req.body = __sbx_b64encode(new Uint8ArrayCtor(body.buffer, body.byteOffset, body.byteLength)); req.bodyEncoding = "base64";
+      } else if (typeof body === "object" && typeof body.toString === "function" && body.toString !== Object.prototype.toString) {
+        req.body = StringCtor(body); // a URLSearchParams-like form
+      } else {
+        throw new TypeErrorCtor("fetch: body must be a string, an ArrayBuffer or a typed array (use JSON.stringify for JSON)");
+      }
+    }
+    if (init.timeoutMs !== undefined) req.timeoutMs = +init.timeoutMs | 0;
+    if (init.signal && init.signal.__sbx_timeoutMs !== undefined) req.timeoutMs = init.signal.__sbx_timeoutMs | 0;
+    if (init.redirect !== undefined) req.redirect = StringCtor(init.redirect);
+    return JSONstringify(req);
+  }
+
+  function __sbx_fetch(input, init) {
+    let text;
+    try {
+      text = __sbx_fetchRequest(input, init);
+    } catch (e) {
+      return PromiseCtor.reject(e);
+    }
+    const site = new TypeErrorCtor("");
+    const id = host("fetch", text);
+    return new PromiseCtor(function __sbx_pendingFetch(resolve, reject) {
+      mapSet(pending, id, [resolve, reject, site, true]);
+    });
+  }
+
   const guest = {
     input: undefined,
     dataProxy: ObjectFreeze({ request: __sbx_request }),
+    fetch: function fetch(input, init) { return __sbx_fetch(input, init); },
+    Headers: Headers,
+    Response: Response,
+    AbortSignal: AbortSignalObj,
     reportStatus: __sbx_reportStatus,
     console: consoleObj,
     setTimeout: function setTimeout(fn, ms, ...args) { return __sbx_setTimer(fn, ms, args, false); },
@@ -309,13 +484,14 @@
       let v;
       try {
         v = JSONparse(payload);
+        if (r[3]) v = new Response(v);
       } catch (e) {
         r[1](e);
         return;
       }
       r[0](v);
     } else {
-      r[2].message = payload;
+      r[2].message = r[3] ? "fetch failed: " + payload : payload;
       r[1](r[2]);
     }
   }

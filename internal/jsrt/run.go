@@ -59,7 +59,7 @@ type run struct {
 	ctx    context.Context // ends when the run must stop; Emit watches it
 	cancel context.CancelFunc
 
-	pending map[int64]bool
+	pending map[int64]ipc.Kind // requests awaiting a Reply: data or fetch
 	timers  map[int64]*time.Timer
 	nextID  int64
 	wake    chan int64 // fired timer ids, from timer goroutines
@@ -88,7 +88,7 @@ func newRun(ctx context.Context, m *machine, job Job, start time.Time) *run {
 		budget:  ipc.NewBudget(job.Limits),
 		start:   start,
 		wall:    start.Add(time.Duration(job.Limits.WallMs) * time.Millisecond),
-		pending: make(map[int64]bool),
+		pending: make(map[int64]ipc.Kind),
 		timers:  make(map[int64]*time.Timer),
 		wake:    make(chan int64, 16),
 		stopped: make(chan struct{}),
@@ -321,20 +321,27 @@ func (rn *run) fireTimer(id int64) {
 }
 
 func (rn *run) deliver(rep ipc.Reply) {
-	if !rn.pending[rep.ID] {
+	kind, ok := rn.pending[rep.ID]
+	if !ok {
 		return // the host checks ids; a stray reply is ignored
 	}
 	delete(rn.pending, rep.ID)
-	ok := rep.Error == ""
+	if rep.Limit != "" {
+		rn.stop(&ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: rep.Limit, Message: rep.Error})
+		return
+	}
+	ok = rep.Error == ""
 	payload := rep.Error
 	if ok {
 		payload = string(rep.Value)
 		if strings.TrimSpace(payload) == "" {
 			payload = "null"
 		}
-		if err := rn.budget.DataBytes(len(payload)); err != nil {
-			rn.stop(limitFailure(err))
-			return
+		if kind == ipc.KindDataRequest {
+			if err := rn.budget.DataBytes(len(payload)); err != nil {
+				rn.stop(limitFailure(err))
+				return
+			}
 		}
 		if err := ipc.CheckJSONDepth(rep.Value, ipc.MaxJSONDepth); err != nil {
 			ok, payload = false, "dataProxy.request: the reply is "+err.Error()
@@ -402,8 +409,18 @@ func (rn *run) host(args []any) (any, error) {
 		}
 		rn.nextID++
 		id := rn.nextID
-		rn.pending[id] = true
+		rn.pending[id] = ipc.KindDataRequest
 		rn.emit(&ipc.Event{Kind: ipc.KindDataRequest, DataRequest: &ipc.DataRequest{ID: id, Method: method, Params: json.RawMessage(params)}})
+		return id, nil
+	case "fetch":
+		req, _ := arg[string](args, 1)
+		if err := rn.budget.Fetch(); err != nil {
+			rn.fail(limitFailure(err))
+		}
+		rn.nextID++
+		id := rn.nextID
+		rn.pending[id] = ipc.KindFetchRequest
+		rn.emit(&ipc.Event{Kind: ipc.KindFetchRequest, FetchRequest: &ipc.FetchRequest{ID: id, Request: json.RawMessage(req)}})
 		return id, nil
 	case "timer":
 		id, _ := argInt(args, 1)

@@ -1,0 +1,192 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"sync"
+
+	"github.com/stepbox/stepbox/internal/egress"
+	"github.com/stepbox/stepbox/internal/ipc"
+)
+
+// Egress configures the guest's fetch. A step has no network of its own:
+// every fetch is relayed to one FetchProxy in the host, which checks it
+// against the policy, resolves the host and checks every address (private,
+// loopback, link-local, metadata... are refused), connects only to the
+// checked address, re-checks each redirect, adds credentials the step never
+// sees, caps bytes and time, and writes one audit record per attempt.
+type Egress struct {
+	// Policy is the engine-wide policy. The zero policy denies everything.
+	Policy EgressPolicy `json:"policy"`
+	// Plans narrow Policy for the runs of a plan (never widen it).
+	Plans map[string]EgressPolicy `json:"plans,omitempty"`
+	// Secrets bind credentials to destinations: a request to a matching
+	// host gets the header, added after the policy check. The step cannot
+	// read them: not in input, not in responses (echoes are redacted), not
+	// on redirects to another origin, not in the audit.
+	Secrets []Secret `json:"secrets,omitempty"`
+	// AuditLog, if set, receives one JSON line per fetch attempt of every
+	// run. Each run's caller also gets an EventFetch per attempt.
+	AuditLog io.Writer `json:"-"`
+}
+
+// EgressPolicy decides which requests a step may make. It has the fields of
+// the FetchProxy's policy: see the README's egress section for each.
+type EgressPolicy struct {
+	// Schemes the step may use: "https", "http". Empty means ["https"].
+	Schemes []string `json:"schemes,omitempty"`
+	// Hosts the step may reach: "api.example.com" exactly, "*.example.com"
+	// any subdomain (not the apex), an IP literal, or "*". Empty: none.
+	Hosts []string `json:"hosts,omitempty"`
+	// Ports allowed for every scheme. Empty means the scheme's default.
+	Ports []int `json:"ports,omitempty"`
+	// Methods allowed. Empty means GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS.
+	Methods []string `json:"methods,omitempty"`
+	// MaxRequests caps fetches per run (also capped by maxFetchRequests).
+	MaxRequests int `json:"maxRequests,omitempty"`
+	// MaxRequestBodyBytes caps one request body.
+	MaxRequestBodyBytes int64 `json:"maxRequestBodyBytes,omitempty"`
+	// MaxResponseBytes caps one response body (the run's total is
+	// maxFetchBytes).
+	MaxResponseBytes int64 `json:"maxResponseBytes,omitempty"`
+	// TimeoutMs caps one fetch end to end; a step may lower it.
+	TimeoutMs int `json:"timeoutMs,omitempty"`
+	// MaxRedirects caps redirects followed per fetch; -1 follows none.
+	MaxRedirects int `json:"maxRedirects,omitempty"`
+	// UnsafeAllowAddresses exempts these address ranges from the SSRF
+	// rules (e.g. an internal API's subnet). Every entry is a hole in the
+	// defence.
+	UnsafeAllowAddresses []netip.Prefix `json:"unsafeAllowAddresses,omitempty"`
+}
+
+// Secret binds a header to requests for a host pattern.
+type Secret struct {
+	Host   string `json:"host"`
+	Header string `json:"header"`
+	Value  string `json:"value"`
+}
+
+// MarshalJSON never writes the value.
+func (s Secret) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct{ Host, Header, Value string }{s.Host, s.Header, "[REDACTED]"})
+}
+
+func bindings(ss []Secret) []egress.Binding {
+	out := make([]egress.Binding, len(ss))
+	for i, s := range ss {
+		out[i] = egress.Binding(s)
+	}
+	return out
+}
+
+func newProxy(cfg *Egress) (*egress.Proxy, error) {
+	if cfg == nil {
+		return nil, nil
+	}
+	c := egress.Config{Policy: egress.Policy(cfg.Policy), Secrets: bindings(cfg.Secrets)}
+	if cfg.AuditLog != nil {
+		c.Auditor = egress.NewJSONLines(cfg.AuditLog)
+	}
+	for name, p := range cfg.Plans {
+		if err := egress.Policy(p).Validate(); err != nil {
+			return nil, fmt.Errorf("egress.plans.%s: %w", name, err)
+		}
+	}
+	return egress.New(c)
+}
+
+// fetcher performs one session's fetches. It is created lazily, at the
+// first fetch of a run.
+type fetcher struct {
+	once sync.Once
+	run  *egress.Run
+	err  error
+	wg   sync.WaitGroup // one per fetch in flight
+}
+
+// fetch performs a guest fetch and answers it on the run's reply channel.
+// It runs on its own goroutine; the run goes on meanwhile.
+func (s *Session) fetch(fr *ipc.FetchRequest) {
+	defer s.fetches.wg.Done()
+	rep := ipc.Reply{ID: fr.ID}
+	run, err := s.egressRun()
+	if err == nil {
+		var req egress.Request
+		if err = json.Unmarshal(fr.Request, &req); err == nil {
+			var resp *egress.Response
+			if resp, err = run.Fetch(s.ctx, req); err == nil {
+				rep.Value, err = json.Marshal(resp)
+			}
+		}
+	}
+	if err != nil {
+		rep.Error = err.Error()
+		var fe *egress.Error
+		if errors.As(err, &fe) && fe.Kind == egress.KindLimit {
+			rep.Limit = fe.Limit
+		}
+	}
+	select {
+	case s.replies <- rep:
+	case <-s.finished:
+	}
+}
+
+func (s *Session) egressRun() (*egress.Run, error) {
+	f := &s.fetches
+	f.once.Do(func() {
+		p := s.e.proxy
+		if p == nil {
+			f.err = errors.New("fetch is not enabled on this engine")
+			return
+		}
+		rc := egress.RunConfig{
+			RunInfo: egress.RunInfo{RunID: s.id, Tenant: s.req.Tenant, Plan: s.plan},
+			Limits:  egress.Limits{MaxRequests: s.job.Limits.MaxFetchRequests, MaxBytes: int64(s.job.Limits.MaxFetchBytes)},
+			Secrets: bindings(s.req.Secrets),
+			Auditor: egress.AuditorFunc(s.audit),
+		}
+		pol := p.Policy()
+		narrowed := false
+		if pp, ok := s.e.cfg.Egress.Plans[s.plan]; ok {
+			pol, narrowed = pol.Narrow(egress.Policy(pp)), true
+		}
+		if rp := s.req.Egress; rp != nil {
+			pol, narrowed = pol.Narrow(egress.Policy(*rp)), true
+		}
+		if narrowed {
+			rc.Policy = &pol
+		}
+		f.run, f.err = p.NewRun(rc)
+	})
+	return f.run, f.err
+}
+
+// audit delivers a fetch attempt's record to the caller as EventFetch.
+func (s *Session) audit(r egress.Record) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return
+	}
+	select {
+	case s.events <- Event{Kind: EventFetch, Fetch: b}:
+	case <-s.finished:
+	}
+}
+
+// closeFetches ends the run's fetches in flight and waits for them; it
+// returns what the FetchProxy counted.
+func (s *Session) closeFetches() (requests, bytes int, ok bool) {
+	f := &s.fetches
+	if f.run == nil {
+		f.wg.Wait()
+		return 0, 0, false
+	}
+	_ = f.run.Close()
+	f.wg.Wait()
+	st := f.run.Stats()
+	return st.Requests, int(st.Bytes), true
+}
