@@ -50,7 +50,7 @@
   if (SymbolCtor.dispose === undefined) ObjectDefineProperty(SymbolCtor, "dispose", { value: SymbolCtor.for("Symbol.dispose") });
   if (SymbolCtor.asyncDispose === undefined) ObjectDefineProperty(SymbolCtor, "asyncDispose", { value: SymbolCtor.for("Symbol.asyncDispose") });
 
-  const pending = new MapCtor(); // request id -> [resolve, reject, call site]
+  const pending = new MapCtor(); // request id -> [resolve, reject, isFetch]
   const timers = new MapCtor(); // timer id -> [fn, args, intervalMs]
 
   const MAX_FORMAT = 64 * 1024; // characters of one formatted console argument
@@ -186,12 +186,12 @@
     } catch (e) {
       return PromiseCtor.reject(e);
     }
-    // The error a failed request rejects with is made here, so its stack
-    // points at the user's call rather than at the bootstrap.
-    const site = new ErrorCtor("");
+    // The Error a refused request rejects with is made when the refusal
+    // arrives: capturing a stack per request would cost a tenth of the
+    // round trip.
     const id = host("request", method, text);
     return new PromiseCtor(function __sbx_pending(resolve, reject) {
-      mapSet(pending, id, [resolve, reject, site]);
+      mapSet(pending, id, [resolve, reject, false]);
     });
   }
 
@@ -380,10 +380,9 @@
     } catch (e) {
       return PromiseCtor.reject(e);
     }
-    const site = new TypeErrorCtor("");
     const id = host("fetch", text);
     return new PromiseCtor(function __sbx_pendingFetch(resolve, reject) {
-      mapSet(pending, id, [resolve, reject, site, true]);
+      mapSet(pending, id, [resolve, reject, true]);
     });
   }
 
@@ -484,15 +483,14 @@
       let v;
       try {
         v = JSONparse(payload);
-        if (r[3]) v = new Response(v);
+        if (r[2]) v = new Response(v);
       } catch (e) {
         r[1](e);
         return;
       }
       r[0](v);
     } else {
-      r[2].message = r[3] ? "fetch failed: " + payload : payload;
-      r[1](r[2]);
+      r[1](r[2] ? new TypeErrorCtor("fetch failed: " + payload) : new ErrorCtor(payload));
     }
   }
 

@@ -37,14 +37,24 @@ func (rn *run) thrown(payload string, code ipc.Code) *ipc.Failure {
 	}
 	f := &ipc.Failure{Code: code, Name: info.Name, Message: info.Message}
 	switch {
+	case info.Name == "InternalError" && info.Message == "interrupted":
+		// The engine's own deadline interrupted the step and the
+		// exception reached its promise: the wall limit, unless a stop
+		// came first.
+		if r := rn.reason(); r != nil {
+			return r
+		}
+		return rn.timeout(ipc.LimitWall)
 	case info.Name == "InternalError" && info.Message == "out of memory":
 		return rn.oom()
 	case info.Name == "InternalError" && info.Message == "stack overflow":
 		f.Name, f.Message, f.Limit = "RangeError", "Maximum call stack size exceeded", ipc.LimitStackDepth
-	case info.Name == "Uncaught" && info.Message == "null" && rn.peak.Load() >= uint64(rn.job.Limits.MemoryMB)<<19:
-		// The engine throws null when it cannot even allocate the
-		// out-of-memory error; half the limit at the sampled peak tells
-		// that from a step that threw null itself.
+	case rn.peak.Load() >= uint64(rn.job.Limits.MemoryMB)<<19 &&
+		(info.Name == "Uncaught" && info.Message == "null" || info.Name == "InternalError" && info.Message == ""):
+		// Near the limit the engine throws null when it cannot even
+		// allocate the out-of-memory error, or an error whose message it
+		// could not allocate; half the limit at the sampled peak tells
+		// that from a step that threw such a value itself.
 		return rn.oom()
 	case info.Name == "Uncaught":
 		f.Name, f.Message = "", "Uncaught "+info.Message

@@ -205,10 +205,6 @@ func (rn *run) execute(input string) *ipc.Event {
 		return err
 	})
 	for rn.result == nil && rn.reason() == nil {
-		rn.drain()
-		if rn.result != nil || rn.reason() != nil {
-			break
-		}
 		if len(rn.pending) == 0 && len(rn.timers) == 0 {
 			rn.result = failure(&ipc.Failure{Code: ipc.CodeRuntime,
 				Message: "the step never finished: it awaits a promise that nothing will settle"}, ipc.Stats{})
@@ -244,7 +240,12 @@ func (rn *run) js(call func() error) {
 	_ = rn.m.vm.SetEvalTimeout(left)
 	t0 := time.Now()
 	rn.cpu.enter()
-	err := rn.protect(call)
+	err := rn.protect(func() error {
+		if err := call(); err != nil {
+			return err
+		}
+		return rn.drain() // one entry per turn: the CPU clock costs syscalls
+	})
 	rn.cpu.leave()
 	rn.code += time.Since(t0)
 	rn.notePeak(rn.m.heap.bytes())
@@ -285,28 +286,31 @@ func (rn *run) oom() *ipc.Failure {
 		Message: fmt.Sprintf("the step ran out of memory (memoryMb=%d)", rn.job.Limits.MemoryMB)}
 }
 
-// drain runs queued promise jobs until none are left or the run ends. A step
-// that feeds the queue forever (while(true) await null) is stopped by its
-// time limits.
-func (rn *run) drain() {
+// maxDrain is what ExecutePendingJobs runs at most in one call before it
+// returns with jobs still queued.
+const maxDrain = 1 << 20
+
+// drain runs the queued promise jobs, within the current call into
+// JavaScript, until none are left or the run ends. A step that feeds the
+// queue forever (while(true) await null) is stopped by its time limits.
+func (rn *run) drain() error {
 	for rn.result == nil && rn.reason() == nil {
-		n := 0
-		rn.js(func() error {
-			var err error
-			n, err = rn.m.vm.ExecutePendingJobs()
-			var qe *quickjs.Error
-			if errors.As(err, &qe) && qe.Message == "out of memory" {
-				return err
-			}
-			if errors.As(err, &qe) && qe.Message == "interrupted" {
-				return err
-			}
-			return nil // a job's own exception settles its promise
-		})
-		if n == 0 {
-			return
+		if time.Now().After(rn.wall) {
+			rn.stop(rn.timeout(ipc.LimitWall))
+			return nil
+		}
+		n, err := rn.m.vm.ExecutePendingJobs()
+		var qe *quickjs.Error
+		if errors.As(err, &qe) && (qe.Message == "out of memory" || qe.Message == "interrupted") {
+			return err
+		}
+		// Any other error is a job's own exception, which settled its
+		// promise.
+		if n < maxDrain {
+			return nil
 		}
 	}
+	return nil
 }
 
 func (rn *run) fireTimer(id int64) {
