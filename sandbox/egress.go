@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/netip"
 	"sync"
 
@@ -31,6 +33,9 @@ type Egress struct {
 	// AuditLog, if set, receives one JSON line per fetch attempt of every
 	// run. Each run's caller also gets an EventFetch per attempt.
 	AuditLog io.Writer `json:"-"`
+	// AuditLogger, if set, receives one "fetch" record per attempt as
+	// structured attributes.
+	AuditLogger *slog.Logger `json:"-"`
 }
 
 // EgressPolicy decides which requests a step may make. It has the fields of
@@ -87,8 +92,21 @@ func newProxy(cfg *Egress) (*egress.Proxy, error) {
 		return nil, nil
 	}
 	c := egress.Config{Policy: egress.Policy(cfg.Policy), Secrets: bindings(cfg.Secrets)}
+	var sinks []egress.Auditor
 	if cfg.AuditLog != nil {
-		c.Auditor = egress.NewJSONLines(cfg.AuditLog)
+		sinks = append(sinks, egress.NewJSONLines(cfg.AuditLog))
+	}
+	if l := cfg.AuditLogger; l != nil {
+		sinks = append(sinks, egress.AuditorFunc(func(r egress.Record) {
+			l.LogAttrs(context.Background(), slog.LevelInfo, "fetch", r.Attrs()...)
+		}))
+	}
+	if len(sinks) > 0 {
+		c.Auditor = egress.AuditorFunc(func(r egress.Record) {
+			for _, a := range sinks {
+				a.Audit(r)
+			}
+		})
 	}
 	for name, p := range cfg.Plans {
 		if err := egress.Policy(p).Validate(); err != nil {

@@ -1,8 +1,10 @@
 package sandbox_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -21,6 +23,26 @@ type fetchEnv struct {
 	url  string
 	mu   sync.Mutex
 	auth []string // Authorization headers the server saw
+	log  syncBuffer
+	slog syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer safe for the proxy's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func newFetchEnv(t *testing.T, lim sandbox.Limits) *fetchEnv {
@@ -60,7 +82,9 @@ func newFetchEnv(t *testing.T, lim sandbox.Limits) *fetchEnv {
 				Schemes: []string{"http"}, Hosts: []string{"127.0.0.1"}, Ports: []int{port},
 				UnsafeAllowAddresses: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 			},
-			Secrets: []sandbox.Secret{{Host: "127.0.0.1", Header: "Authorization", Value: "Bearer s3cr3t-token"}},
+			Secrets:     []sandbox.Secret{{Host: "127.0.0.1", Header: "Authorization", Value: "Bearer s3cr3t-token"}},
+			AuditLog:    &env.log,
+			AuditLogger: slog.New(slog.NewJSONHandler(&env.slog, nil)),
 		},
 	})
 	return env
@@ -107,6 +131,11 @@ return {status: r.status, ok: r.ok, items: j.items, header: r.headers.get("x-ite
 	}
 	if audits != 3 || res.Stats.FetchRequests != 3 || res.Stats.FetchBytes == 0 {
 		t.Fatalf("%d audit events, stats %+v", audits, res.Stats)
+	}
+	for name, sink := range map[string]string{"AuditLog": env.log.String(), "AuditLogger": env.slog.String()} {
+		if n := strings.Count(sink, "\n"); n != 3 || strings.Contains(sink, "s3cr3t") || !strings.Contains(sink, `"run_id":"run_`) {
+			t.Errorf("%s: %d lines: %s", name, n, sink)
+		}
 	}
 }
 
