@@ -36,6 +36,9 @@ type Config struct {
 	DefaultPlan string `json:"defaultPlan,omitempty"`
 	// Meter receives one record per finished run. Nil means none.
 	Meter Meter `json:"-"`
+	// Python configures Python steps; the zero value uses the system's
+	// python3, started on the first Python run.
+	Python PythonConfig `json:"python,omitempty"`
 	// Egress enables the guest's fetch through the host's FetchProxy. Nil
 	// means fetch is off: every fetch rejects with a TypeError.
 	Egress *Egress `json:"egress,omitempty"`

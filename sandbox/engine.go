@@ -25,6 +25,7 @@ type Engine struct {
 	sched *scheduler
 	ts    *typescript.Cache
 	proxy *egress.Proxy // nil when fetch is off
+	py    *pythonPool
 
 	runPrefix string
 	runSeq    atomic.Uint64
@@ -58,6 +59,7 @@ func New(cfg Config) (*Engine, error) {
 		sched:     newScheduler(r.PoolSize, r.QueueSize),
 		ts:        typescript.NewCache(0),
 		proxy:     proxy,
+		py:        newPythonPool(r.Python, r.PoolSize),
 		runPrefix: "run_" + hex.EncodeToString(b[:]) + "_",
 		sessions:  map[*Session]struct{}{},
 	}, nil
@@ -157,6 +159,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Unlock()
 	if first {
 		defer e.js.Close()
+		defer e.py.close()
 	}
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
@@ -213,7 +216,9 @@ func (e *Engine) prepare(req Request) (*jsrt.Job, *tsMapper, error) {
 		}
 		code, ts = c.JS, &tsMapper{mapJSON: c.Map}
 	case Python:
-		return nil, nil, newError(CodeUnavailable, errors.ErrUnsupported, "language %q is not available in this build", req.Language)
+		if e.cfg.Python.Disabled {
+			return nil, nil, newError(CodeUnavailable, errors.ErrUnsupported, "Python is disabled in this engine's configuration")
+		}
 	default:
 		return nil, nil, newError(CodeValidation, nil, "unknown language %q (want javascript, typescript or python)", req.Language)
 	}

@@ -198,7 +198,6 @@ func TestValidation(t *testing.T) {
 		{"negative limit", sandbox.Request{Code: "1", Limits: sandbox.Limits{MemoryMB: -1}}, sandbox.CodeValidation},
 		{"bad input", sandbox.Request{Code: "1", Input: json.RawMessage(`{`)}, sandbox.CodeValidation},
 		{"unknown language", sandbox.Request{Code: "1", Language: "cobol"}, sandbox.CodeValidation},
-		{"python unavailable", sandbox.Request{Code: "1", Language: sandbox.Python}, sandbox.CodeUnavailable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := e.Submit(context.Background(), tc.req)
@@ -206,9 +205,5 @@ func TestValidation(t *testing.T) {
 				t.Fatalf("got %v, want %s", err, tc.want)
 			}
 		})
-	}
-	_, err := e.Submit(context.Background(), sandbox.Request{Code: "1", Language: sandbox.Python})
-	if !errors.Is(err, errors.ErrUnsupported) {
-		t.Errorf("python: %v does not wrap errors.ErrUnsupported", err)
 	}
 }

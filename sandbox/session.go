@@ -35,6 +35,7 @@ type Session struct {
 
 	fetches  fetcher
 	finished chan struct{} // closed when the runtime returned
+	cause    error         // why the run could not start, kept for Unwrap
 
 	mu      sync.Mutex
 	pending map[int64]bool // guarded by mu: data requests not yet answered
@@ -175,7 +176,14 @@ func (s *Session) run(w *waiter) {
 			Message: "the run was aborted while queued"}}
 	} else {
 		start = time.Now()
-		term = s.e.js.Run(s.ctx, *s.job)
+		if s.req.Language == Python {
+			var err error
+			if term, err = s.e.py.run(s.ctx, *s.job); err != nil {
+				s.cause = err
+			}
+		} else {
+			term = s.e.js.Run(s.ctx, *s.job)
+		}
 		s.e.sched.release()
 	}
 	close(s.finished)
@@ -201,7 +209,7 @@ func (s *Session) run(w *waiter) {
 		if s.ts != nil {
 			s.ts.failure(term.Error)
 		}
-		var cause error
+		cause := s.cause
 		if term.Error.Code == ipc.CodeAborted {
 			cause = context.Cause(s.ctx)
 		}

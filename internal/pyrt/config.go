@@ -1,0 +1,141 @@
+package pyrt
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"time"
+
+	"github.com/stepbox/stepbox/internal/jsrt"
+)
+
+// Job is one run's work and its line to the host; Python runs take the
+// same Job as JavaScript runs, so that a worker can hold either runtime
+// behind one interface.
+type Job = jsrt.Job
+
+// Host receives a run's non-terminal events (see jsrt.Host).
+type Host = jsrt.Host
+
+// Defaults for the zero values of Config.
+const (
+	// DefaultPython is the interpreter used when Config.Python is empty
+	// and it exists; otherwise python3 is looked up on PATH.
+	DefaultPython           = "/usr/bin/python3"
+	DefaultMaxMemoryMB      = 1024
+	DefaultMaxProcs         = 16
+	DefaultMaxOpenFiles     = 64
+	DefaultMaxFileSizeBytes = 8 << 20
+	DefaultTmpfsSizeBytes   = 16 << 20
+	DefaultStartTimeout     = 15 * time.Second
+)
+
+// DefaultPreload are the modules the zygote imports once, so that a step's
+// import of them costs nothing.
+var DefaultPreload = []string{"json", "re", "datetime", "decimal", "statistics", "math", "collections", "itertools", "functools"}
+
+// Config configures a Runtime. It is plain data: the zero value of every
+// field means its documented default.
+type Config struct {
+	// Python is the path of the python3 interpreter (3.9 or later). Empty
+	// means DefaultPython if it exists, else python3 from PATH. Symbolic
+	// links and launcher shims are resolved by asking the interpreter for
+	// its sys.executable. The interpreter, its standard library and its
+	// shared libraries must be readable by the jail's host user ("nobody"
+	// when the host is root): a pyenv under /root is not.
+	Python string
+
+	// SitePackages are extra directories (absolute) appended to sys.path
+	// and bound read-only into the jail, for example a virtualenv's
+	// site-packages. Default: none (the standard library only).
+	SitePackages []string
+
+	// Preload lists the modules the zygote imports before it forks any
+	// run. Nil means DefaultPreload; an empty, non-nil slice preloads
+	// nothing beyond what the prelude itself needs.
+	Preload []string
+
+	// MaxMemoryMB caps the memoryMb limit of a run, in MiB (a run asking
+	// for more gets this). The zygote's jail gets this plus its tmpfs
+	// plus 256 MiB as its memory ceiling. Zero means DefaultMaxMemoryMB.
+	MaxMemoryMB int
+
+	// MaxProcs caps the processes and threads a run may have at once
+	// (RLIMIT_NPROC in the run's process), its first process included.
+	// Zero means DefaultMaxProcs.
+	MaxProcs int
+
+	// MaxOpenFiles is a run's RLIMIT_NOFILE. Zero means DefaultMaxOpenFiles.
+	MaxOpenFiles int
+
+	// MaxFileSizeBytes is a run's RLIMIT_FSIZE, in bytes. Zero means
+	// DefaultMaxFileSizeBytes.
+	MaxFileSizeBytes int64
+
+	// TmpfsSizeBytes caps the jail's /tmp, in bytes; one run at a time
+	// uses it, and it is emptied after every run. Zero means
+	// DefaultTmpfsSizeBytes.
+	TmpfsSizeBytes int64
+
+	// CgroupParent is passed to the jail (see jail.Config.CgroupParent).
+	CgroupParent string
+
+	// StartTimeout bounds the start of the zygote, jail included. Zero
+	// means DefaultStartTimeout.
+	StartTimeout time.Duration
+}
+
+var moduleName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+
+// withDefaults returns c with defaults filled in, or every problem.
+func (c Config) withDefaults() (Config, error) {
+	var errs []error
+	if c.Preload == nil {
+		c.Preload = DefaultPreload
+	}
+	c.Preload = append([]string(nil), c.Preload...)
+	for _, m := range c.Preload {
+		if !moduleName.MatchString(m) {
+			errs = append(errs, fmt.Errorf("pyrt: config: Preload: %q is not a module name", m))
+		}
+	}
+	sites := make([]string, 0, len(c.SitePackages))
+	for _, p := range c.SitePackages {
+		if !filepath.IsAbs(p) {
+			errs = append(errs, fmt.Errorf("pyrt: config: SitePackages: %q is not absolute", p))
+			continue
+		}
+		sites = append(sites, filepath.Clean(p))
+	}
+	c.SitePackages = sites
+	for _, f := range []struct {
+		name string
+		v    *int
+		def  int
+	}{{"MaxMemoryMB", &c.MaxMemoryMB, DefaultMaxMemoryMB}, {"MaxProcs", &c.MaxProcs, DefaultMaxProcs},
+		{"MaxOpenFiles", &c.MaxOpenFiles, DefaultMaxOpenFiles}} {
+		if *f.v < 0 {
+			errs = append(errs, fmt.Errorf("pyrt: config: %s %d is negative", f.name, *f.v))
+		}
+		if *f.v == 0 {
+			*f.v = f.def
+		}
+	}
+	if c.MaxOpenFiles < 16 {
+		errs = append(errs, fmt.Errorf("pyrt: config: MaxOpenFiles %d is below 16", c.MaxOpenFiles))
+	}
+	if c.MaxFileSizeBytes < 0 || c.TmpfsSizeBytes < 0 || c.StartTimeout < 0 {
+		errs = append(errs, errors.New("pyrt: config: MaxFileSizeBytes, TmpfsSizeBytes and StartTimeout must not be negative"))
+	}
+	if c.MaxFileSizeBytes == 0 {
+		c.MaxFileSizeBytes = DefaultMaxFileSizeBytes
+	}
+	if c.TmpfsSizeBytes == 0 {
+		c.TmpfsSizeBytes = DefaultTmpfsSizeBytes
+	}
+	if c.StartTimeout == 0 {
+		c.StartTimeout = DefaultStartTimeout
+	}
+	return c, errors.Join(errs...)
+}

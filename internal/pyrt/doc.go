@@ -1,0 +1,132 @@
+// Package pyrt runs Python steps in native CPython, jailed, each in a
+// process forked from a warm zygote (DESIGN §3 decision 5). It has the shape
+// of package jsrt: New, Run(ctx, Job) *ipc.Event with exactly one terminal
+// event, Close; Job and Host are jsrt's.
+//
+//	rt, err := pyrt.New(pyrt.Config{})   // errors.Is(err, errors.ErrUnsupported): Python is unavailable here
+//	defer rt.Close()
+//	ev := rt.Run(ctx, pyrt.Job{Code: code, Input: input, Limits: lim, Host: host, Replies: replies})
+//
+// The binary must call MaybeZygote first thing in main (and let jail.Probe's
+// child in), because the zygote is started by re-executing it.
+//
+// # Processes
+//
+//	host (Go) ──control socket (SOCK_SEQPACKET, JSON + SCM_RIGHTS)──▶ zygote: python3, pid 1 of its namespaces
+//	   │                                                                │ os.fork(), one spare at a time
+//	   └──── the spare's pipes (passed to the host by the zygote) ─────▶ run process: one step, then _exit
+//
+// New starts one zygote: it re-executes the binary with EnvZygote set
+// (jail.Prepare: new user, pid, network, mount, IPC and UTS namespaces, and
+// cgroups where granted); MaybeZygote calls jail.Enter, which builds the
+// read-only root (the interpreter, its standard library, Config.SitePackages
+// and jail.SystemLibraryBinds, plus a small private /tmp), drops every
+// capability, sets no_new_privs and installs the jail's seccomp filter, and
+// then execveat()s python3 from a descriptor (the one exec the filter
+// allows). The interpreter runs the embedded prelude.py: it stacks a second
+// seccomp filter that refuses execve and execveat outright (and checks that
+// it took), makes itself non-dumpable again, imports Config.Preload, freezes
+// the garbage collector's view of the heap and says "ready".
+//
+// The zygote keeps one spare: a forked process with its own three pipes
+// (job and replies in; events out; raw output out), its event loop and
+// console ready, which has rehearsed a run (so that the pages a run touches
+// are copied before a job arrives) and blocks reading its job. The zygote
+// sends the host's ends of the pipes to the host ("spare"), waits for the
+// spare to exit, or kills it when the host asks ("kill"), then kills every
+// other process of its pid namespace (kill(-1): it is init, so this spares
+// only itself) and reaps them, empties /tmp, reports the exit status and CPU
+// time ("exit"), and forks the next spare. A run is: write the job (code,
+// input, limits, rlimits) into the spare's pipe; relay its events; end with
+// its terminal frame or its death; wait for "exit". Run returns only after
+// every process of the run is gone, so runs never overlap: a Runtime runs
+// one step at a time, and concurrent Runs wait for their turn.
+//
+// # Bridge
+//
+// JSON lines. The run process sends "start", then console, status,
+// request and fetch frames, then one terminal frame: result, error (with
+// the step's own line numbers), oom or limit. The host writes the job line
+// and then one reply line per data or fetch request. The host trusts none
+// of it: every frame is size-capped before it is read whole, must be UTF-8,
+// is depth-checked (ipc.CheckJSONDepth) before it is decoded, request ids
+// must come in sequence, and every limit is recounted on an ipc.Budget
+// exactly as jsrt counts it (console truncation and its one notice, status
+// events, data requests and bytes, fetch requests, result bytes). The run
+// process counts too, only so that a step stops at the call that crossed a
+// limit, as in JavaScript. The statistics the process reports about itself
+// (time in code, CPU spent while spare, console lines it dropped) are
+// clamped; CPU time and peak memory come from the zygote's wait4.
+//
+// # Guest API
+//
+// The step is the body of an async function (so return and await work at
+// the top level; its line 1 is the user's line 1). Globals: input,
+// data_proxy.request(method, params) (awaitable; DataProxyError on an error
+// reply), report_status(payload), fetch(url, method=, headers=, body=,
+// json=, timeout=, redirect=) (awaitable Response: status, status_text,
+// ok, headers (case-insensitive mapping; get_all), url, redirected,
+// content, text(), json(), raise_for_status(); FetchError when refused or
+// failed), print, sys.stdout and sys.stderr (console "log" and "error", one
+// event per line) and logging (console "debug", "info", "warn", "error";
+// the root logger is at INFO). Requests are sent when called, as in
+// JavaScript, so asyncio.gather runs them together. The result must be
+// JSON (json.dumps, allow_nan=False). "from m import *" and "from
+// __future__ import ..." work at the top level; "yield" there is a syntax
+// error.
+//
+// Outcomes: a SyntaxError is VALIDATION with the user's line and column;
+// any other exception is RUNTIME, "Type: message", with a traceback of the
+// user's frames and library frames (the prelude's are dropped) and the
+// position of the innermost user frame (RecursionError has limit
+// stackDepth; a result nested too deeply, jsonDepth); a step that awaits
+// what nothing will complete is RUNTIME at once. MemoryError, or death by
+// the memory cgroup, is OOM (memoryMb). SIGPROF from the CPU timer, SIGXCPU
+// or the RLIMIT_CPU kill is TIMEOUT (cpuMs). The wall limit, ctx and Close
+// make the host ask the zygote to kill the run: TIMEOUT (wallMs) or ABORTED.
+// A run process that dies otherwise is RUNTIME, with the tail of its raw
+// output as the stack; a zygote that dies is CRASHED for its run, and the
+// next run starts a new one.
+//
+// # What each layer stops
+//
+// On top of everything package jail does for the zygote (see its doc):
+//
+//   - The jail's seccomp policy plus the zygote's rules: one execveat, of
+//     the interpreter's descriptor; seccomp(SET_MODE_FILTER) with no flags
+//     (a filter only takes permissions away); reading extended attributes.
+//     So a step gets EPERM for sockets other than AF_UNIX (no network, and
+//     there is no route anyway), mounts, namespaces (no per-run pid
+//     namespace is possible from inside either), ptrace, setuid and the
+//     rest of the jail's denials; ENOSYS for System V IPC, POSIX message
+//     queues, setsid and setpgid.
+//   - The prelude's stacked filter: no exec of anything (os.system,
+//     subprocess, os.exec*), even of binaries the read-only binds expose.
+//   - The read-only root: the interpreter, its standard library, the extra
+//     site-packages and the system's shared libraries only; no /etc beyond
+//     ld.so.cache, no /proc, no /home; /tmp is the jail's own tmpfs
+//     (Config.TmpfsSizeBytes), emptied after every run.
+//   - Per-run rlimits, set by the run process on itself before the step
+//     runs: RLIMIT_AS (the zygote's address space, a few MiB of slack, plus
+//     memoryMb), ITIMER_PROF at cpuMs and RLIMIT_CPU one second past it (a
+//     step that ignores SIGPROF still dies), RLIMIT_NPROC (fork and thread
+//     bombs), RLIMIT_NOFILE, RLIMIT_FSIZE. A step may lower them, not raise
+//     them.
+//   - The zygote as init of the pid namespace: the step cannot kill or stop
+//     it (init ignores signals it has no handler for; its only handler is a
+//     no-op for SIGCHLD), and kill(-1) after every run leaves nothing behind,
+//     whatever the step forked or however it regrouped its processes.
+//   - One run at a time per zygote: no run can see, signal or wait for
+//     another; the spare for the next run is forked only after everything of
+//     the previous one is dead, from the zygote, not from the run.
+//   - A fresh fork per run: nothing a step does to modules, builtins or
+//     globals survives it.
+//   - The host: wall time, abort and Close by killing; every limit recounted;
+//     frames capped, checked and decoded defensively; the zygote killed and
+//     replaced if it does not end a run within a grace period.
+//
+// Shared by the runs of one zygote, in turn: its IPC namespace (no System
+// V IPC is reachable anyway), UTS namespace, the /tmp mount (emptied between
+// runs), the jail's memory and pids cgroups, and the zygote's hash seed
+// (each run process reseeds random after the fork).
+package pyrt

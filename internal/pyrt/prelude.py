@@ -1,0 +1,1053 @@
+# Stepbox's Python side (see doc.go): the zygote, which runs this once and
+# forks one process per run, and the run process, which runs one step and
+# talks JSON lines with the host.
+#
+# The launcher execs python3 with "-c LOADER PRELUDE CONFIG"; LOADER
+# compiles this text under the file name "<stepbox>", so that tracebacks can
+# tell its frames from the step's ("step.py").
+#
+# Descriptors of a run process (the zygote made its pipes and passed the
+# host's ends to the host):
+#   0  /dev/null
+#   1  the run's raw output pipe (also 2): native writes, fatal errors
+#   3  from the host: the job line, then replies
+#   4  to the host: events, then exactly one terminal frame
+#
+# Nothing here trusts the step, and the host trusts nothing from here: it
+# recounts every limit. The counting here only makes a step stop at the
+# same point as it would in JavaScript.
+
+import builtins
+import gc
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import resource
+import time
+import _thread
+
+PROTOCOL = 1
+STEP_FILE = "step.py"
+RUN_DIR = "/tmp/run"
+IN_FD, EVENT_FD = 3, 4
+MAX_MESSAGE = 8 << 10  # bytes of an exception message sent to the host
+MAX_STACK = 32 << 10  # bytes of a traceback sent to the host
+MAX_NAME = 200
+
+CONFIG = json.loads(sys.argv[2])
+sys.argv = [""]
+
+
+def _dumps(value):
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _utf8(text):
+    # A lone surrogate becomes the JSON escape \udXXX: still valid JSON.
+    return text.encode("utf-8", "backslashreplace")
+
+
+def _clip(text, limit):
+    data = text.encode("utf-8", "replace")
+    if len(data) <= limit:
+        return data.decode("utf-8")
+    return data[:limit].decode("utf-8", "ignore")
+
+
+# ---------------------------------------------------------------------------
+# Lockdown: once, in the zygote, before anything else.
+
+
+def _lockdown():
+    """Stacks a second seccomp filter that refuses execve and execveat
+    (the jail allowed one execveat, of the interpreter, to get here), and
+    makes the process non-dumpable again (exec reset it)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    prog = bytes.fromhex(CONFIG["filter"])
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    buf = ctypes.create_string_buffer(prog, len(prog))
+    fprog = SockFprog(len(prog) // 8, ctypes.cast(buf, ctypes.c_void_p))
+    libc.syscall.restype = ctypes.c_long
+    r = libc.syscall(ctypes.c_long(CONFIG["sysSeccomp"]), ctypes.c_long(1), ctypes.c_long(0), ctypes.byref(fprog))
+    if r != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "seccomp(SECCOMP_SET_MODE_FILTER): " + os.strerror(e))
+    if libc.prctl(ctypes.c_int(4), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0)) != 0:
+        e = ctypes.get_errno()
+        raise OSError(e, "prctl(PR_SET_DUMPABLE): " + os.strerror(e))
+    # Fail closed: exec must now be refused, not merely miss its file.
+    try:
+        os.execv("/nonexistent/stepbox", ["stepbox"])
+    except PermissionError:
+        pass
+    except OSError as e:
+        raise RuntimeError("exec is not refused after lockdown: %s" % e)
+
+
+# ---------------------------------------------------------------------------
+# The zygote.
+
+
+def _noop(signum, frame):
+    pass
+
+
+class Zygote:
+    """The zygote keeps one spare child forked ahead of demand: a process
+    that has its pipes, descriptors, event loop and console ready and
+    waits for its job. The host gets the host's ends of the spare's pipes
+    in a "spare" message and starts a run by writing the job; the zygote
+    waits for the spare to exit (or kills it when asked), kills and reaps
+    whatever it left, empties /tmp, reports "exit", and forks the next
+    spare."""
+
+    def __init__(self):
+        self.ctl = socket.socket(fileno=3)
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(self.wake_w, False)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [])
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGCHLD, _noop)
+        signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
+        self.next_id = 0
+
+    def send(self, obj, fds=()):
+        data = json.dumps(obj).encode()
+        if fds:
+            socket.send_fds(self.ctl, [data], list(fds))
+        else:
+            self.ctl.send(data)
+
+    def recv(self):
+        """The next message from the host; None when the host is gone."""
+        try:
+            data, anc, _, _ = self.ctl.recvmsg(1 << 16, socket.CMSG_SPACE(8 * 4))
+        except OSError:
+            return None
+        for level, kind, payload in anc:  # the host never sends any
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                n = len(payload) - len(payload) % 4
+                for i in range(0, n, 4):
+                    os.close(int.from_bytes(payload[i:i + 4], sys.byteorder))
+        if not data:
+            return None
+        try:
+            return json.loads(data)
+        except ValueError:
+            return {}
+
+    def serve(self):
+        self.send({"op": "ready", "proto": PROTOCOL, "version": "%d.%d.%d" % sys.version_info[:3]})
+        gc.collect()
+        gc.freeze()  # children share these pages instead of copying them on collection
+        while True:
+            self.spare()
+
+    def spare(self):
+        """Forks a spare, hands its pipes to the host, and returns once it
+        and everything it started are gone."""
+        self.next_id += 1
+        rid = self.next_id
+        try:
+            os.mkdir(RUN_DIR, 0o700)
+        except FileExistsError:
+            pass
+        in_r, in_w = os.pipe()
+        ev_r, ev_w = os.pipe()
+        out_r, out_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                for fd in (in_w, ev_r, out_r):
+                    os.close(fd)
+                child(self, (in_r, ev_w, out_w))
+            finally:
+                os._exit(70)
+        for fd in (in_r, ev_w, out_w):
+            os.close(fd)
+        try:
+            self.send({"op": "spare", "id": rid}, (in_w, ev_r, out_r))
+        except OSError:
+            self.kill_all()
+            os._exit(0)
+        for fd in (in_w, ev_r, out_r):
+            os.close(fd)
+        status = rusage = None
+        killed = False
+        while status is None:
+            try:
+                ready, _, _ = select.select([self.ctl, self.wake_r], [], [])
+            except InterruptedError:
+                ready = []
+            if self.wake_r in ready:
+                try:
+                    while os.read(self.wake_r, 512):
+                        pass
+                except BlockingIOError:
+                    pass
+            if self.ctl in ready:
+                m = self.recv()
+                if m is None:
+                    self.kill_all()
+                    os._exit(0)
+                if m.get("op") == "kill" and m.get("id") == rid:
+                    killed = True
+                    self.kill_all(reap=False)
+            while True:
+                try:
+                    p, st, ru = os.wait4(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if p == 0:
+                    break
+                if p == pid:
+                    status, rusage = st, ru
+        # Whatever the step started dies with it.
+        self.kill_all()
+        self.clean_tmp()
+        out = {"op": "exit", "id": rid, "killed": killed,
+               "cpuMs": (rusage.ru_utime + rusage.ru_stime) * 1000.0, "maxRssKb": rusage.ru_maxrss}
+        if os.WIFSIGNALED(status):
+            out["signal"] = os.WTERMSIG(status)
+        else:
+            out["status"] = os.waitstatus_to_exitcode(status)
+        try:
+            self.send(out)
+        except OSError:
+            os._exit(0)
+
+    def kill_all(self, reap=True):
+        """Kills every other process of the pid namespace (the zygote is its
+        init, so kill(-1) spares only itself) and reaps them all."""
+        while True:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            if not reap:
+                return
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                return
+            except InterruptedError:
+                pass
+
+    def clean_tmp(self):
+        def remove(path):
+            try:
+                st = os.lstat(path)
+            except OSError:
+                return
+            if (st.st_mode & 0o170000) == 0o040000:
+                try:
+                    os.chmod(path, 0o700)
+                except OSError:
+                    pass
+                try:
+                    names = os.listdir(path)
+                except OSError:
+                    names = []
+                for name in names:
+                    remove(os.path.join(path, name))
+                try:
+                    os.rmdir(path)
+                except OSError:
+                    pass
+            else:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+
+        try:
+            names = os.listdir("/tmp")
+        except OSError:
+            return
+        for name in names:
+            remove(os.path.join("/tmp", name))
+
+
+# ---------------------------------------------------------------------------
+# The run child.
+
+
+def child(zygote, fds):
+    """Prepares a spare, waits for its job, runs it; never returns."""
+    import fcntl
+
+    # The control socket and the wake-up pipe are the zygote's; their
+    # numbers are about to be reused.
+    zygote.ctl.detach()
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 16) for fd in fds]
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(high[2], 1)
+    os.dup2(high[2], 2)
+    os.dup2(high[0], IN_FD)
+    os.dup2(high[1], EVENT_FD)
+    os.closerange(EVENT_FD + 1, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+    os.chdir(RUN_DIR)
+    os.environ["TMPDIR"] = RUN_DIR
+    if "tempfile" in sys.modules:
+        sys.modules["tempfile"].tempdir = RUN_DIR
+    run = Run()
+    run.prepare()
+    job = run.read_job()
+    lim = job.get("rlimits") or {}
+    for name, value in (("RLIMIT_NOFILE", lim.get("nofile")), ("RLIMIT_FSIZE", lim.get("fsize")),
+                        ("RLIMIT_NPROC", lim.get("nproc")), ("RLIMIT_CPU", lim.get("cpuSec"))):
+        if value:
+            resource.setrlimit(getattr(resource, name), (value, value))
+    if lim.get("cpuMs"):
+        signal.setitimer(signal.ITIMER_PROF, lim["cpuMs"] / 1000.0)
+    run.started = time.perf_counter()
+    # What the process spent as a spare is not the step's.
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    run.send(b'{"k":"start","cpuBase":%.3f}\n' % ((ru.ru_utime + ru.ru_stime) * 1000.0))
+    if lim.get("as"):
+        resource.setrlimit(resource.RLIMIT_AS, (lim["as"], lim["as"]))
+    run.main(job)
+
+
+class FetchError(Exception):
+    """A fetch that the host refused or that failed (network, policy)."""
+
+
+class DataProxyError(Exception):
+    """The host's answer to a data_proxy.request was an error."""
+
+
+class _Deadlock(Exception):
+    pass
+
+
+_OOM_FRAME = b'{"k":"oom"}\n'
+_LEVELS = {10: "debug", 20: "info", 30: "warn", 40: "error", 50: "error"}
+CURRENT = None  # the Run of this child
+
+
+class Run:
+    def __init__(self):
+        global CURRENT
+        CURRENT = self
+        self.pid = os.getpid()
+        self.lock = _thread.allocate_lock()
+        self.inbuf = []
+        self.next_id = 0
+        self.pending = {}
+        self.console_events = self.console_bytes = self.console_dropped = 0
+        self.status_events = self.data_requests = self.data_bytes = self.fetches = 0
+        self.waited = 0.0
+        self.limits = {}
+        self.loop = None
+        self.started = time.perf_counter()
+
+    # -- wire ---------------------------------------------------------------
+
+    def send(self, data):
+        if os.getpid() != self.pid:
+            return  # a process the step forked has no bridge
+        with self.lock:
+            view = memoryview(data)
+            while view:
+                try:
+                    n = os.write(EVENT_FD, view)
+                except BrokenPipeError:
+                    os._exit(0)  # the host stopped listening: the run is over
+                view = view[n:]
+
+    def end(self):
+        """Leaves at once, without running any more of the step."""
+        os._exit(0)
+
+    def limit(self, name, nbytes=0):
+        self.send(b'{"k":"limit","limit":"%s","bytes":%d}\n' % (name.encode(), nbytes))
+        self.end()
+
+    def oom(self):
+        # Nothing to spare: no allocation, and no waiting on a lock that a
+        # failed write of this thread may hold.
+        if os.getpid() == self.pid:
+            held = self.lock.acquire(timeout=0.2)
+            try:
+                os.write(EVENT_FD, _OOM_FRAME)
+            except OSError:
+                pass
+            if held:
+                self.lock.release()
+        self.end()
+
+    def read_job(self):
+        chunks = []
+        while True:
+            chunk = os.read(IN_FD, 1 << 16)
+            if not chunk:
+                os._exit(0)
+            i = chunk.find(b"\n")
+            if i >= 0:
+                chunks.append(chunk[:i])
+                self.inbuf = [chunk[i + 1:]]
+                return json.loads(b"".join(chunks))
+            chunks.append(chunk)
+
+    def on_readable(self):
+        chunk = os.read(IN_FD, 1 << 16)
+        if not chunk:
+            os._exit(0)  # the host is gone
+        if b"\n" not in chunk:
+            self.inbuf.append(chunk)
+            return
+        data = b"".join(self.inbuf) + chunk
+        *lines, rest = data.split(b"\n")
+        self.inbuf = [rest]
+        for line in lines:
+            self.deliver(json.loads(line))
+
+    def deliver(self, rep):
+        entry = self.pending.pop(rep.get("id"), None)
+        if entry is None:
+            return
+        fut, is_fetch = entry
+        if fut.done():
+            return
+        if rep.get("ok"):
+            value = rep.get("value")
+            if is_fetch:
+                try:
+                    value = Response(value)
+                except Exception as e:
+                    fut.set_exception(FetchError("fetch failed: malformed response: %s" % e))
+                    return
+            fut.set_result(value)
+        elif is_fetch:
+            fut.set_exception(FetchError("fetch failed: " + str(rep.get("error"))))
+        else:
+            fut.set_exception(DataProxyError(str(rep.get("error"))))
+
+    # -- guest API ----------------------------------------------------------
+
+    def console(self, level, text):
+        left = self.limits["maxConsoleBytes"] - self.console_bytes
+        if self.console_events >= self.limits["maxConsoleEvents"] or left <= 0:
+            self.console_dropped += 1
+            if self.console_dropped == 1:
+                # The host drops it too, and tells the user once.
+                self.send(b'{"k":"console","level":"log","text":""}\n')
+            return
+        text = _clip(text, left)
+        self.console_events += 1
+        self.console_bytes += len(text.encode("utf-8"))
+        self.send(_utf8(_dumps({"k": "console", "level": level, "text": text})) + b"\n")
+
+    def flush_console(self):
+        for stream in (sys.stdout, sys.stderr):
+            if isinstance(stream, Console):
+                stream.flush()
+
+    def report_status(self, payload):
+        data = _utf8(_dumps(payload))
+        self.flush_console()
+        if self.status_events >= self.limits["maxStatusEvents"]:
+            self.limit("maxStatusEvents")
+        self.status_events += 1
+        self.data_bytes += len(data)
+        if self.data_bytes > self.limits["maxDataBytes"]:
+            self.limit("maxDataBytes")
+        self.send(b'{"k":"status","v":' + data + b"}\n")
+
+    def new_request(self, is_fetch):
+        self.next_id += 1
+        fut = self.loop.create_future()
+        self.pending[self.next_id] = (fut, is_fetch)
+        return self.next_id, fut
+
+    def request(self, method, params=None):
+        if not isinstance(method, str) or not 1 <= len(method.encode("utf-8", "replace")) <= 256:
+            raise ValueError("data_proxy.request: method must be a string of 1 to 256 bytes")
+        data = _utf8(_dumps(params))
+        self.flush_console()
+        if self.data_requests >= self.limits["maxDataRequests"]:
+            self.limit("maxDataRequests")
+        self.data_requests += 1
+        self.data_bytes += len(data)
+        if self.data_bytes > self.limits["maxDataBytes"]:
+            self.limit("maxDataBytes")
+        rid, fut = self.new_request(False)
+        self.send(b'{"k":"request","id":%d,"method":%s,"params":%s}\n' % (rid, _utf8(_dumps(method)), data))
+        return fut
+
+    def fetch(self, url, *, method="GET", headers=None, body=None, json=None, timeout=None, redirect=None):
+        req = {"url": str(url), "method": str(method)}
+        pairs = []
+        if headers is not None:
+            items = headers.items() if hasattr(headers, "items") else headers
+            for pair in items:
+                k, v = pair
+                pairs.append([str(k).lower(), str(v)])
+        if json is not None:
+            if body is not None:
+                raise TypeError("fetch: give body or json, not both")
+            body = _dumps(json)
+            if not any(k == "content-type" for k, _ in pairs):
+                pairs.append(["content-type", "application/json"])
+        if pairs:
+            req["headers"] = pairs
+        if body is not None:
+            if isinstance(body, str):
+                req["body"] = body
+            elif isinstance(body, (bytes, bytearray, memoryview)):
+                import base64
+                req["body"] = base64.b64encode(bytes(body)).decode("ascii")
+                req["bodyEncoding"] = "base64"
+            else:
+                raise TypeError("fetch: body must be str or bytes (use json= for JSON)")
+        if timeout is not None:
+            req["timeoutMs"] = max(1, int(float(timeout) * 1000))
+        if redirect is not None:
+            req["redirect"] = str(redirect)
+        data = _utf8(_dumps(req))
+        self.flush_console()
+        if self.fetches >= self.limits["maxFetchRequests"]:
+            self.limit("maxFetchRequests")
+        self.fetches += 1
+        rid, fut = self.new_request(True)
+        self.send(b'{"k":"fetch","id":%d,"request":%s}\n' % (rid, data))
+        return fut
+
+    # -- the step -----------------------------------------------------------
+
+    def prepare(self):
+        """Everything that does not depend on the job, done while spare."""
+        import asyncio
+        sys.stdout = Console(self, "log")
+        sys.stderr = Console(self, "error")
+        self.loop = asyncio.SelectorEventLoop(Selector(self))
+        asyncio.set_event_loop(self.loop)
+        self.loop.set_exception_handler(self.loop_exception)
+        # Rehearse a run (read a job, compile a step, run it on the loop,
+        # encode its result): the zygote's pages that a run touches are
+        # copied now, not while the host waits. Unless it is waiting
+        # already.
+        if select.select([IN_FD], [], [], 0)[0]:
+            return
+        job = json.loads('{"code": "x = input", "input": {"a": [1, "b", 2.5, null, true]}, "limits": {}}')
+        step = compile_step("x = input\nreturn [x, 1, 'a', {'b': 2.5}]", {"__builtins__": builtins, "input": job["input"]})
+        _utf8(_dumps(self.loop.run_until_complete(step())))
+
+    def main(self, job):
+        self.limits = job["limits"]
+        self.loop.add_reader(IN_FD, self.on_readable)
+        g = {
+            "__name__": "__step__",
+            "__builtins__": builtins,
+            "input": job.get("input"),
+            "data_proxy": DataProxy(self),
+            "report_status": self.report_status,
+            "fetch": self.fetch,
+            "FetchError": FetchError,
+            "DataProxyError": DataProxyError,
+            "Response": Response,
+            "Headers": Headers,
+        }
+        code = job["code"]
+        try:
+            step = compile_step(code, g)
+        except MemoryError:
+            self.oom()
+        except SyntaxError as e:
+            self.syntax(e, code)
+        except ValueError as e:  # null bytes, before Python 3.12
+            self.syntax(SyntaxError(str(e)), code)
+        except BaseException as e:
+            self.fail(e, code)
+        try:
+            self.loop.run_until_complete(self.body(step, code))
+        except MemoryError:
+            self.oom()
+        except _Deadlock:
+            self.fail_message("RuntimeError", "the step never finished: it awaits something that nothing will complete", code)
+        except BaseException as e:
+            self.fail(e, code)
+        self.end()
+
+    async def body(self, step, code):
+        try:
+            value = await step()
+        except MemoryError:
+            self.oom()
+        except BaseException as e:
+            self.fail(e, code)
+        self.finish(value, code)
+
+    def loop_exception(self, loop, context):
+        if isinstance(context.get("exception"), MemoryError):
+            self.oom()
+        loop.default_exception_handler(context)
+
+    def code_ms(self):
+        return max(0.0, (time.perf_counter() - self.started - self.waited) * 1000.0)
+
+    def stats(self):
+        """The step's own view of its costs (the host clamps them)."""
+        return b'"codeMs":%.3f,"consoleDropped":%d' % (self.code_ms(), self.console_dropped)
+
+    def finish(self, value, code):
+        self.flush_console()
+        try:
+            data = _utf8(_dumps(value))
+        except MemoryError:
+            self.oom()
+        except RecursionError:
+            self.fail_message("ValueError", "the result is nested too deeply to serialize as JSON", code, limit="jsonDepth")
+        except (TypeError, ValueError) as e:
+            self.fail_message(type(e).__name__, "the result is not JSON-serializable: %s" % e, code)
+        if len(data) > self.limits["maxResultBytes"]:
+            self.limit("maxResultBytes", len(data))
+        self.send(b'{"k":"result",' + self.stats() + b',"value":' + data + b"}\n")
+        self.end()
+
+    def fail_message(self, name, message, code, limit=""):
+        self.flush_console()
+        self.send(_utf8(_dumps({"k": "error", "name": name, "message": _clip(message, MAX_MESSAGE),
+                                "limit": limit, "codeMs": self.code_ms(),
+                                "consoleDropped": self.console_dropped})) + b"\n")
+        self.end()
+
+    def syntax(self, e, code):
+        import traceback
+        self.flush_console()
+        try:
+            stack = "".join(traceback.format_exception_only(type(e), e))
+        except Exception:
+            stack = ""
+        frame = {"k": "error", "syntax": True, "name": type(e).__name__, "message": _clip(str(e.msg), MAX_MESSAGE),
+                 "stack": _clip(stack, MAX_STACK), "line": e.lineno or 0, "col": e.offset or 0,
+                 "codeMs": self.code_ms()}
+        self.send(_utf8(_dumps(frame)) + b"\n")
+        self.end()
+
+    def fail(self, e, code):
+        if isinstance(e, MemoryError):
+            self.oom()
+        self.flush_console()
+        try:
+            frame = describe(e, code)
+        except MemoryError:
+            self.oom()
+        except BaseException as inner:
+            frame = {"name": type(e).__name__, "message": "(the exception could not be described: %s)" % type(inner).__name__}
+        frame = {"k": "error", **frame, "codeMs": self.code_ms(), "consoleDropped": self.console_dropped}
+        self.send(_utf8(_dumps(frame)) + b"\n")
+        self.end()
+
+
+class DataProxy:
+    """data_proxy.request(method, params) asks the host for data; await the
+    result."""
+
+    __slots__ = ("_run",)
+
+    def __init__(self, run):
+        self._run = run
+
+    def request(self, method, params=None):
+        return self._run.request(method, params)
+
+
+class Selector:
+    """Wraps the event loop's selector: measures the time spent waiting (it
+    is not the step's) and notices a step that waits for nothing."""
+
+    def __init__(self, run):
+        import selectors
+        self._run = run
+        self._sel = selectors.DefaultSelector()
+
+    def __getattr__(self, name):
+        return getattr(self._sel, name)
+
+    def select(self, timeout=None):
+        if timeout is None and not self._run.pending and len(self._sel.get_map()) <= 2:
+            import threading
+            if threading.active_count() <= 1:
+                raise _Deadlock()
+        t0 = time.perf_counter()
+        try:
+            return self._sel.select(timeout)
+        finally:
+            self._run.waited += time.perf_counter() - t0
+
+
+class Console:
+    """sys.stdout and sys.stderr of a run: one console event per line
+    written (or per flush)."""
+
+    encoding = "utf-8"
+    errors = "replace"
+    newlines = None
+    closed = False
+
+    def __init__(self, run, level):
+        self._run = run
+        self._level = level
+        self._buf = []
+        self._size = 0
+        self._lock = _thread.allocate_lock()
+        self.buffer = _ConsoleBytes(self)
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError("write() argument must be str, not %s" % type(s).__name__)
+        with self._lock:
+            self._buf.append(s)
+            self._size += len(s)
+            if not (s.endswith("\n") or self._size > 1 << 16):
+                return len(s)
+            text = "".join(self._buf)
+            self._buf.clear()
+            self._size = 0
+        if text.endswith("\n"):
+            text = text[:-1]
+        self._run.console(self._level, text)
+        return len(s)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        with self._lock:
+            if not self._buf:
+                return
+            text = "".join(self._buf)
+            self._buf.clear()
+            self._size = 0
+        self._run.console(self._level, text)
+
+    def isatty(self):
+        return False
+
+    def writable(self):
+        return True
+
+    def readable(self):
+        return False
+
+    def seekable(self):
+        return False
+
+    def fileno(self):
+        import io
+        raise io.UnsupportedOperation("the step's console has no file descriptor")
+
+    def close(self):
+        pass
+
+
+class _ConsoleBytes:
+    def __init__(self, console):
+        self._console = console
+
+    def write(self, b):
+        self._console.write(bytes(b).decode("utf-8", "replace"))
+        return len(b)
+
+    def flush(self):
+        self._console.flush()
+
+
+class Headers:
+    """Response headers: a read-only, case-insensitive mapping; repeated
+    headers read as one value joined by ", " (get_all lists them)."""
+
+    def __init__(self, pairs=()):
+        self._pairs = [(str(k).lower(), str(v)) for k, v in pairs]
+
+    def get_all(self, name):
+        name = str(name).lower()
+        return [v for k, v in self._pairs if k == name]
+
+    def __getitem__(self, name):
+        values = self.get_all(name)
+        if not values:
+            raise KeyError(name)
+        return ", ".join(values)
+
+    def get(self, name, default=None):
+        values = self.get_all(name)
+        return ", ".join(values) if values else default
+
+    def __contains__(self, name):
+        return bool(self.get_all(name))
+
+    def keys(self):
+        return sorted({k for k, _ in self._pairs})
+
+    def values(self):
+        return [self[k] for k in self.keys()]
+
+    def items(self):
+        return [(k, self[k]) for k in self.keys()]
+
+    def __iter__(self):
+        return iter(self.keys())
+
+    def __len__(self):
+        return len(self.keys())
+
+    def __repr__(self):
+        return "Headers(%r)" % dict(self.items())
+
+
+class Response:
+    """What fetch resolves to. The body has arrived: text(), json() and
+    content need no await."""
+
+    def __init__(self, r):
+        if not isinstance(r, dict):
+            raise TypeError("not an object")
+        self.status = int(r.get("status") or 0)
+        self.status_text = str(r.get("statusText") or "")
+        self.ok = 200 <= self.status < 300
+        self.headers = Headers(r.get("headers") or [])
+        self.url = str(r.get("url") or "")
+        self.redirected = bool(r.get("redirected"))
+        body = str(r.get("body") or "")
+        if r.get("bodyEncoding") == "base64":
+            import base64
+            self.content = base64.b64decode(body)
+            self._text = None
+        else:
+            self.content = body.encode("utf-8", "surrogatepass")
+            self._text = body
+
+    def text(self):
+        if self._text is None:
+            self._text = self.content.decode("utf-8", "replace")
+        return self._text
+
+    def json(self):
+        return json.loads(self.text())
+
+    def raise_for_status(self):
+        if not self.ok:
+            raise FetchError("HTTP %d %s for %s" % (self.status, self.status_text, self.url))
+
+    def __repr__(self):
+        return "<Response [%d]>" % self.status
+
+
+# ---------------------------------------------------------------------------
+# Compiling a step: its body becomes the body of "async def __step__()", so
+# that it may return and await; its lines keep their numbers.
+
+
+def _own_scope_nodes(body):
+    """Walks the statements of the step's own scope (not nested functions,
+    classes or lambdas)."""
+    import ast
+    stack = list(body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for child in ast.iter_child_nodes(node):
+            if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(child)
+
+
+def _import_star(g):
+    def star(module, level):
+        mod = __import__(module, g, None, ["*"], level)
+        names = getattr(mod, "__all__", None)
+        if names is None:
+            names = [n for n in dir(mod) if not n.startswith("_")]
+        for n in names:
+            g[n] = getattr(mod, n)
+    return star
+
+
+def compile_step(code, g):
+    import ast
+    import linecache
+    import __future__
+    linecache.cache[STEP_FILE] = (len(code), None, code.splitlines(True), STEP_FILE)
+    tree = ast.parse(code, filename=STEP_FILE, mode="exec")
+    lines = code.splitlines()
+    body = tree.body
+    flags = 0
+    # "from __future__ import x" must open the file; inside a function it
+    # is refused, so it becomes a compiler flag.
+    i = 0
+    while i < len(body):
+        node = body[i]
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str) and i == 0:
+            i += 1
+            continue
+        if not (isinstance(node, ast.ImportFrom) and node.module == "__future__"):
+            break
+        for alias in node.names:
+            feature = getattr(__future__, alias.name, None)
+            if feature is None or not hasattr(feature, "compiler_flag"):
+                line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
+                raise SyntaxError("future feature %s is not defined" % alias.name,
+                                  (STEP_FILE, node.lineno, node.col_offset + 1, line))
+            flags |= feature.compiler_flag
+        del body[i]
+    for node in _own_scope_nodes(body):
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
+            raise SyntaxError("'yield' outside function", (STEP_FILE, node.lineno, node.col_offset + 1, line))
+    star = False
+
+    class StarImports(ast.NodeTransformer):
+        def visit_ImportFrom(self, node):
+            nonlocal star
+            if len(node.names) == 1 and node.names[0].name == "*":
+                star = True
+                call = ast.Call(func=ast.Name(id="__stepbox_import_star__", ctx=ast.Load()),
+                                args=[ast.Constant(node.module or ""), ast.Constant(node.level)], keywords=[])
+                return ast.copy_location(ast.Expr(value=call), node)
+            return node
+
+        def visit_FunctionDef(self, node):
+            return node
+
+        visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    body = [StarImports().visit(node) for node in body]
+    fn = ast.parse("async def __step__():\n    pass\n").body[0]
+    fn.body = body or [ast.Pass(lineno=1, col_offset=0, end_lineno=1, end_col_offset=0)]
+    mod = ast.Module(body=[fn], type_ignores=[])
+    ast.fix_missing_locations(mod)
+    compiled = compile(mod, STEP_FILE, "exec", flags=flags, dont_inherit=True)
+    if star:
+        g["__stepbox_import_star__"] = _import_star(g)
+    exec(compiled, g)
+    return g.pop("__step__")
+
+
+# ---------------------------------------------------------------------------
+# Describing an exception with the step's own lines.
+
+
+def _qualname(t):
+    mod = getattr(t, "__module__", "")
+    name = getattr(t, "__qualname__", None) or t.__name__
+    if mod in ("builtins", "__main__", "", None):
+        return name
+    return mod + "." + name
+
+
+def _strip(te, seen):
+    """Drops the prelude's frames from te and the exceptions chained to it."""
+    if te is None or id(te) in seen:
+        return
+    seen.add(id(te))
+    keep = [fs for fs in te.stack if fs.filename != "<stepbox>"]
+    for fs in keep:
+        if fs.filename == STEP_FILE and fs.name == "__step__":
+            fs.name = "<module>"
+    te.stack[:] = keep
+    _strip(te.__cause__, seen)
+    _strip(te.__context__, seen)
+    for sub in getattr(te, "exceptions", None) or ():
+        _strip(sub, seen)
+
+
+def describe(e, code):
+    import traceback
+    te = traceback.TracebackException(type(e), e, e.__traceback__, compact=True)
+    _strip(te, set())
+    stack = "".join(te.format())
+    if len(stack) > MAX_STACK:
+        stack = "...\n" + stack[-MAX_STACK:]
+    line = col = 0
+    lines = code.splitlines()
+    for fs in te.stack:
+        if fs.filename == STEP_FILE:
+            line = fs.lineno or 0
+            col = 0
+            colno = getattr(fs, "colno", None)
+            if colno is not None and 0 < line <= len(lines):
+                col = len(lines[line - 1].encode("utf-8", "replace")[:colno].decode("utf-8", "ignore")) + 1
+    try:
+        message = str(e)
+    except Exception:
+        message = "(unprintable %s)" % type(e).__name__
+    frame = {"name": _clip(_qualname(type(e)), MAX_NAME), "message": _clip(message, MAX_MESSAGE),
+             "stack": stack, "line": line, "col": col}
+    if isinstance(e, RecursionError):
+        frame["limit"] = "stackDepth"
+    if isinstance(e, SystemExit):
+        frame["message"] = "the step called sys.exit(%s); end a step with return" % _clip(repr(e.code), 200)
+    return frame
+
+
+# ---------------------------------------------------------------------------
+# logging: records become console events of the matching level.
+
+
+def _install_logging():
+    import logging
+
+    class Handler(logging.Handler):
+        def emit(self, record):
+            run = CURRENT
+            if run is None:
+                return
+            try:
+                text = self.format(record)
+            except Exception:
+                self.handleError(record)
+                return
+            run.flush_console()
+            level = "log"
+            for threshold in (50, 40, 30, 20, 10):
+                if record.levelno >= threshold:
+                    level = _LEVELS[threshold]
+                    break
+            else:
+                level = "debug"
+            run.console(level, text)
+
+    handler = Handler()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+
+
+def _zygote_main():
+    _lockdown()
+    for p in CONFIG.get("path") or ():
+        if p not in sys.path:
+            sys.path.append(p)
+    failed = []
+    for name in ["asyncio", "ast", "traceback", "linecache", "logging", "selectors", "threading",
+                 "fcntl", "base64", "__future__", "tempfile"] + list(CONFIG.get("preload") or ()):
+        try:
+            __import__(name)
+        except Exception as e:
+            failed.append("%s (%s: %s)" % (name, type(e).__name__, e))
+    if failed:
+        sys.stderr.write("stepbox python: cannot preload " + "; ".join(failed) + "\n")
+        sys.stderr.flush()
+        os._exit(2)
+    _install_logging()
+    Zygote().serve()
+
+
+_zygote_main()

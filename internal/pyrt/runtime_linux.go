@@ -1,0 +1,215 @@
+package pyrt
+
+import (
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/jail"
+)
+
+// Runtime runs Python steps, each in a process forked from one warm, jailed
+// python3 zygote. Runs take turns: one at a time per Runtime (a worker runs
+// one step at a time anyway, and one run never shares the zygote's pid,
+// IPC or /tmp with another).
+//
+//	rt, err := pyrt.New(pyrt.Config{})   // errors.Is(err, errors.ErrUnsupported): no Python here
+//	defer rt.Close()
+//	ev := rt.Run(ctx, pyrt.Job{Code: "return 1 + 1", Limits: lim, Host: host, Replies: replies})
+//
+// Notes: Run is safe for concurrent use; concurrent calls wait for their
+// turn (the wait is not part of their wall time; ctx still aborts it). If
+// the zygote dies, the run on it fails (CRASHED) and the next run starts a
+// new one. Close ends runs in progress (ABORTED), stops the zygote and
+// waits for it.
+type Runtime struct {
+	cfg  Config
+	py   pythonInfo
+	jail jail.Config
+	spec string // launchSpec, JSON
+
+	// turn holds a token while a run, a start or Close owns the zygote.
+	turn chan struct{}
+	// z is owned by the holder of turn.
+	z *zygote
+
+	closeCtx  context.Context // done once Close starts
+	closeNow  context.CancelFunc
+	closeOnce sync.Once
+}
+
+// New checks that Python can run jailed here, finds the interpreter and
+// starts the zygote. Where the kernel refuses a layer of the jail or there
+// is no usable python3, the error wraps errors.ErrUnsupported: Python is
+// then unavailable, never run unjailed.
+//
+// The binary must call MaybeZygote first thing in main (see there).
+func New(cfg Config) (*Runtime, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if err := jail.Probe().Err(); err != nil {
+		return nil, fmt.Errorf("pyrt: Python needs the jail: %w", err)
+	}
+	py, err := findPython(cfg.Python)
+	if err != nil {
+		return nil, err
+	}
+	binds, err := py.binds(cfg.SitePackages)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := lockdownFilter()
+	if err != nil {
+		return nil, err
+	}
+	pc, err := json.Marshal(preludeConfig{
+		Filter: hex.EncodeToString(filter), SysSeccomp: unix.SYS_SECCOMP,
+		Path: cfg.SitePackages, Preload: cfg.Preload,
+	})
+	if err != nil {
+		return nil, err
+	}
+	spec, err := json.Marshal(launchSpec{Python: py.Executable, Config: string(pc)})
+	if err != nil {
+		return nil, err
+	}
+	r := &Runtime{
+		cfg: cfg,
+		py:  py,
+		jail: jail.Config{
+			ReadOnlyBinds:    binds,
+			TmpfsSizeBytes:   cfg.TmpfsSizeBytes,
+			MemoryBytes:      int64(cfg.MaxMemoryMB)<<20 + cfg.TmpfsSizeBytes + 256<<20,
+			MaxProcs:         max(jail.DefaultMaxProcs, cfg.MaxProcs+8),
+			MaxFileSizeBytes: cfg.MaxFileSizeBytes,
+			CgroupParent:     cfg.CgroupParent,
+			Syscalls:         zygoteRules(),
+		},
+		spec: string(spec),
+		turn: make(chan struct{}, 1),
+	}
+	r.closeCtx, r.closeNow = context.WithCancel(context.Background())
+	z, err := r.startZygote()
+	if err != nil {
+		return nil, err
+	}
+	r.z = z
+	return r, nil
+}
+
+// Python returns the path of the interpreter the zygote runs.
+func (r *Runtime) Python() string { return r.py.Executable }
+
+// Version returns the interpreter's version ("3.11.2").
+func (r *Runtime) Version() string {
+	v := make([]string, len(r.py.Version))
+	for i, n := range r.py.Version {
+		v[i] = fmt.Sprint(n)
+	}
+	return strings.Join(v, ".")
+}
+
+// Close ends the runs in progress (ABORTED), stops the zygote and waits for
+// it to be reaped. Later runs fail with UNAVAILABLE. Close is idempotent.
+func (r *Runtime) Close() {
+	r.closeOnce.Do(func() {
+		r.closeNow()
+		r.turn <- struct{}{} // the run in progress sees closeCtx and ends
+		if r.z != nil {
+			r.z.stop()
+			r.z = nil
+		}
+		// The token stays: nothing runs after Close.
+	})
+}
+
+// Run executes one step and returns its terminal event, with the
+// semantics of (*jsrt.Runtime).Run: it blocks until the step ends (returns,
+// raises, crosses a limit, or ctx ends: ABORTED), and every call returns
+// exactly one terminal event; Stats.QueueMs is left for the caller.
+func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
+	if len(job.Code) > job.Limits.MaxCodeBytes {
+		return failure(&ipc.Failure{
+			Code:    ipc.CodeValidation,
+			Limit:   ipc.LimitCode,
+			Message: fmt.Sprintf("code is %d bytes, more than maxCodeBytes=%d", len(job.Code), job.Limits.MaxCodeBytes),
+		}, ipc.Stats{})
+	}
+	input := job.Input
+	if strings.TrimSpace(string(input)) == "" {
+		input = json.RawMessage("null")
+	}
+	if !json.Valid(input) {
+		return failure(&ipc.Failure{Code: ipc.CodeValidation, Message: "the input is not valid JSON"}, ipc.Stats{})
+	}
+	if err := ipc.CheckJSONDepth(input, ipc.MaxJSONDepth); err != nil {
+		return failure(&ipc.Failure{Code: ipc.CodeValidation, Limit: ipc.LimitJSONDepth, Message: "the input is " + err.Error()}, ipc.Stats{})
+	}
+	select {
+	case r.turn <- struct{}{}:
+	case <-ctx.Done():
+		return failure(aborted(ctx), ipc.Stats{})
+	case <-r.closeCtx.Done():
+		return failure(closed(), ipc.Stats{})
+	}
+	defer func() { <-r.turn }()
+	if r.closeCtx.Err() != nil {
+		return failure(closed(), ipc.Stats{})
+	}
+	if r.z == nil || r.z.isDead() {
+		if r.z != nil {
+			r.z.stop()
+			r.z = nil
+		}
+		z, err := r.startZygote()
+		if err != nil {
+			return failure(&ipc.Failure{Code: ipc.CodeUnavailable, Message: "Python is unavailable: " + err.Error()}, ipc.Stats{})
+		}
+		r.z = z
+	}
+	spare, err := r.z.takeSpare(ctx, r.closeCtx, r.cfg.StartTimeout)
+	if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return failure(aborted(ctx), ipc.Stats{})
+		case r.closeCtx.Err() != nil:
+			return failure(closed(), ipc.Stats{})
+		}
+		r.z.stop()
+		r.z = nil
+		return failure(&ipc.Failure{Code: ipc.CodeCrashed, Message: err.Error()}, ipc.Stats{})
+	}
+	rn := newRun(ctx, r, r.z, spare, job, input)
+	ev := rn.execute()
+	if rn.zygoteBroken {
+		r.z.stop()
+		r.z = nil
+	}
+	return ev
+}
+
+func aborted(ctx context.Context) *ipc.Failure {
+	msg := "the run was aborted"
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		msg += ": " + cause.Error()
+	}
+	return &ipc.Failure{Code: ipc.CodeAborted, Message: msg}
+}
+
+func closed() *ipc.Failure {
+	return &ipc.Failure{Code: ipc.CodeUnavailable, Message: "the Python runtime is closed"}
+}
+
+func failure(f *ipc.Failure, st ipc.Stats) *ipc.Event {
+	f.Stats = st
+	return &ipc.Event{Kind: ipc.KindError, Error: f}
+}

@@ -1,0 +1,406 @@
+package pyrt
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/stepbox/stepbox/internal/jail"
+)
+
+// zmsg is a message on the control socket, in either direction.
+type zmsg struct {
+	Op string `json:"op"`
+	ID int64  `json:"id,omitempty"`
+
+	// ready
+	Proto   int    `json:"proto,omitempty"`
+	Version string `json:"version,omitempty"`
+
+	// spare: the host's ends of the spare's pipes (job and replies in,
+	// events out, raw output out)
+	files []*os.File
+
+	// exit
+	Killed   bool    `json:"killed,omitempty"`
+	CPUMs    float64 `json:"cpuMs,omitempty"`
+	MaxRssKb float64 `json:"maxRssKb,omitempty"`
+	Signal   int     `json:"signal,omitempty"`
+	Status   int     `json:"status,omitempty"`
+}
+
+// runRlimits are set by the run's process on itself when it gets its job.
+type runRlimits struct {
+	AS     int64 `json:"as"`     // RLIMIT_AS, bytes
+	CPUMs  int   `json:"cpuMs"`  // ITIMER_PROF
+	CPUSec int   `json:"cpuSec"` // RLIMIT_CPU, the backstop
+	NoFile int   `json:"nofile"`
+	FSize  int64 `json:"fsize"`
+	NProc  int   `json:"nproc"`
+}
+
+// protocolVersion is the version of the control protocol that the prelude
+// must announce.
+const protocolVersion = 1
+
+// zygote is one running, jailed python3 and its control socket. It is
+// used by one run at a time (whoever holds Runtime.turn).
+type zygote struct {
+	conn *net.UnixConn
+	cmd  *exec.Cmd
+	pid  int
+
+	msgs   chan zmsg     // from the zygote, in order; buffered
+	held   *zmsg         // a spare taken from msgs but not used (tests); owned by the turn
+	dead   chan struct{} // closed when the control socket fails or closes
+	exited chan struct{} // closed once the process is reaped
+	stderr *tail
+
+	// Baseline memory of the zygote after its preloads, in bytes: the
+	// run's RLIMIT_AS is on top of the address space, and its reported
+	// peak is above the resident set.
+	vsz, rss int64
+
+	stopOnce sync.Once
+}
+
+// maxControlMessage bounds a message from the zygote.
+const maxControlMessage = 1 << 16
+
+// startZygote starts the zygote in its jail and waits for its hello.
+func (r *Runtime) startZygote() (*zygote, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("pyrt: control socket: %w", os.NewSyscallError("socketpair", err))
+	}
+	hostEnd := os.NewFile(uintptr(fds[0]), "pyrt-control")
+	childEnd := os.NewFile(uintptr(fds[1]), "pyrt-control-zygote")
+	defer childEnd.Close()
+	fc, err := net.FileConn(hostEnd)
+	hostEnd.Close()
+	if err != nil {
+		return nil, fmt.Errorf("pyrt: control socket: %w", err)
+	}
+	z := &zygote{
+		conn:   fc.(*net.UnixConn),
+		msgs:   make(chan zmsg, 8),
+		dead:   make(chan struct{}),
+		exited: make(chan struct{}),
+		stderr: newTail(8 << 10),
+	}
+	z.cmd = &exec.Cmd{
+		Path:       "/proc/self/exe",
+		Args:       []string{"stepbox-pyzygote"},
+		Env:        []string{EnvZygote + "=" + r.spec},
+		ExtraFiles: []*os.File{childEnd},
+		Stderr:     z.stderr,
+		WaitDelay:  time.Second,
+	}
+	h, err := jail.Prepare(z.cmd, r.jail)
+	if err != nil {
+		z.conn.Close()
+		return nil, fmt.Errorf("pyrt: jail: %w", err)
+	}
+	// Linux sends the parent-death signal when the thread that forked the
+	// child exits: start it from a locked thread that lives exactly as
+	// long as the zygote.
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the zygote
+		defer close(z.exited)
+		defer h.Cleanup()
+		err := z.cmd.Start()
+		if err == nil {
+			err = h.Started(z.cmd.Process.Pid)
+			if err != nil {
+				_ = z.cmd.Wait()
+			}
+		}
+		started <- err
+		if err == nil {
+			_ = z.cmd.Wait()
+		}
+	}()
+	err = <-started
+	childEnd.Close() // the zygote's now: its exit must close the socket
+	if err != nil {
+		z.conn.Close()
+		<-z.exited
+		return nil, fmt.Errorf("pyrt: start zygote: %w", err)
+	}
+	z.pid = z.cmd.Process.Pid
+	go z.read()
+	timer := time.NewTimer(r.cfg.StartTimeout)
+	defer timer.Stop()
+	select {
+	case m := <-z.msgs:
+		if m.Op != "ready" || m.Proto != protocolVersion {
+			closeFiles(m.files)
+			z.stop()
+			return nil, fmt.Errorf("pyrt: zygote: unexpected hello %+v", m)
+		}
+	case <-z.dead:
+		z.stop()
+		return nil, fmt.Errorf("pyrt: the zygote did not start: %s", z.diagnostics())
+	case <-timer.C:
+		z.stop()
+		return nil, fmt.Errorf("pyrt: the zygote did not start within %v: %s", r.cfg.StartTimeout, z.diagnostics())
+	}
+	z.vsz, z.rss = statm(z.pid)
+	if z.vsz == 0 {
+		// Without it no run could get a sound RLIMIT_AS.
+		z.stop()
+		return nil, fmt.Errorf("pyrt: cannot read the zygote's memory use from /proc/%d/statm", z.pid)
+	}
+	return z, nil
+}
+
+// read delivers the zygote's messages until its socket closes or it
+// breaks the protocol; then it closes dead.
+func (z *zygote) read() {
+	defer close(z.dead)
+	buf := make([]byte, maxControlMessage)
+	oob := make([]byte, unix.CmsgSpace(4*4))
+	for {
+		n, oobn, flags, _, err := z.conn.ReadMsgUnix(buf, oob)
+		if err != nil || n == 0 {
+			return
+		}
+		fds := rights(oob[:oobn])
+		var m zmsg
+		if flags&(unix.MSG_TRUNC|unix.MSG_CTRUNC) != 0 || json.Unmarshal(buf[:n], &m) != nil ||
+			(m.Op == "spare") != (len(fds) == 3) {
+			for _, fd := range fds {
+				unix.Close(fd)
+			}
+			return
+		}
+		for i, fd := range fds {
+			// Pollable, so that closing our end unblocks its reader.
+			if err := unix.SetNonblock(fd, true); err != nil {
+				for _, fd := range fds[i:] {
+					unix.Close(fd)
+				}
+				closeFiles(m.files)
+				return
+			}
+			m.files = append(m.files, os.NewFile(uintptr(fd), "pyrt-run-pipe"))
+		}
+		select {
+		case z.msgs <- m:
+		default:
+			closeFiles(m.files)
+			return // nobody asked for that many messages
+		}
+	}
+}
+
+// rights returns the descriptors passed in a control message.
+func rights(oob []byte) []int {
+	if len(oob) == 0 {
+		return nil
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob)
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for i := range msgs {
+		if fds, err := unix.ParseUnixRights(&msgs[i]); err == nil {
+			out = append(out, fds...)
+		}
+	}
+	return out
+}
+
+func closeFiles(files []*os.File) {
+	for _, f := range files {
+		f.Close()
+	}
+}
+
+// takeSpare returns the newest spare the zygote forked that is still
+// alive, waiting for one up to the start timeout. The caller owns its
+// files.
+func (z *zygote) takeSpare(ctx, closeCtx context.Context, timeout time.Duration) (*zmsg, error) {
+	spare := z.held
+	z.held = nil
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	for {
+		var m zmsg
+		if spare == nil {
+			select {
+			case m = <-z.msgs:
+			case <-z.dead:
+				return nil, fmt.Errorf("the Python zygote died: %s", z.diagnostics())
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-closeCtx.Done():
+				return nil, closeCtx.Err()
+			case <-timer.C:
+				return nil, fmt.Errorf("the Python zygote made no process for the run within %v", timeout)
+			}
+		} else {
+			select {
+			case m = <-z.msgs:
+			default:
+				return spare, nil
+			}
+		}
+		switch {
+		case m.Op == "spare":
+			if spare != nil {
+				closeFiles(spare.files)
+			}
+			spare = &m
+		case m.Op == "exit" && spare != nil && m.ID == spare.ID:
+			closeFiles(spare.files) // it died before it was used
+			spare = nil
+		}
+	}
+}
+
+// send writes one message, with descriptors to pass, to the zygote.
+func (z *zygote) send(m zmsg, files ...*os.File) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	var oob []byte
+	if len(files) > 0 {
+		fds := make([]int, len(files))
+		for i, f := range files {
+			fds[i] = int(f.Fd())
+		}
+		oob = unix.UnixRights(fds...)
+	}
+	_ = z.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	_, _, err = z.conn.WriteMsgUnix(b, oob, nil)
+	runtime.KeepAlive(files) // their descriptors were in use until here
+	return err
+}
+
+// isDead reports whether the zygote's control socket is gone.
+func (z *zygote) isDead() bool {
+	select {
+	case <-z.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop asks the zygote to exit (closing its socket makes it kill every run
+// process and exit), waits briefly, then kills it; it returns once the
+// zygote is reaped.
+func (z *zygote) stop() {
+	z.stopOnce.Do(func() {
+		z.conn.Close()
+		select {
+		case <-z.exited:
+		case <-time.After(2 * time.Second):
+			z.kill()
+			<-z.exited
+		}
+		<-z.dead
+		// Spares nobody will use.
+		if z.held != nil {
+			closeFiles(z.held.files)
+			z.held = nil
+		}
+		for {
+			select {
+			case m := <-z.msgs:
+				closeFiles(m.files)
+				continue
+			default:
+			}
+			break
+		}
+	})
+}
+
+// kill SIGKILLs the zygote; the kernel then kills everything in its pid
+// namespace.
+func (z *zygote) kill() {
+	if z.cmd.Process != nil {
+		_ = z.cmd.Process.Kill()
+	}
+}
+
+// diagnostics describes why the zygote is gone, for error messages.
+func (z *zygote) diagnostics() string {
+	var parts []string
+	select {
+	case <-z.exited:
+		if st := z.cmd.ProcessState; st != nil {
+			parts = append(parts, st.String())
+		}
+	default:
+	}
+	if s := strings.TrimSpace(z.stderr.String()); s != "" {
+		parts = append(parts, s)
+	}
+	if len(parts) == 0 {
+		return "no diagnostics"
+	}
+	return strings.Join(parts, ": ")
+}
+
+// statm returns a process's address space and resident set, in bytes.
+func statm(pid int) (vsz, rss int64) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	if err != nil {
+		return 0, 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) < 2 {
+		return 0, 0
+	}
+	page := int64(os.Getpagesize())
+	a, _ := strconv.ParseInt(f[0], 10, 64)
+	b, _ := strconv.ParseInt(f[1], 10, 64)
+	return a * page, b * page
+}
+
+// tail keeps the last bytes written to it: a bounded record of a
+// process's standard error.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte // guarded by mu
+	max int
+	cut bool // guarded by mu; bytes were dropped from the front
+}
+
+func newTail(max int) *tail { return &tail{max: max} }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+		t.cut = true
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cut {
+		return "..." + string(t.buf)
+	}
+	return string(t.buf)
+}
