@@ -256,3 +256,12 @@ func (e *Engine) meterRefused(req Request, err error) {
 	}
 	e.cfg.Meter.Record(u.withDefaults(e.cfg.DefaultPlan))
 }
+
+// Load reports how busy the engine is: runs executing, runs waiting in the
+// queue, and the sizes of the pool and of the queue. A server's readiness
+// probe uses it.
+func (e *Engine) Load() (running, queued, poolSize, queueSize int) {
+	e.sched.mu.Lock()
+	defer e.sched.mu.Unlock()
+	return e.cfg.PoolSize - e.sched.free, e.sched.queued, e.cfg.PoolSize, e.cfg.QueueSize
+}

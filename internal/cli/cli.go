@@ -56,6 +56,7 @@ const usage = `stepbox runs untrusted code steps in a sandbox.
 Usage:
   stepbox run STEP.js [flags]   run a step (.js or .ts) and print its result as JSON
   stepbox compile STEP.ts       compile a TypeScript step to JavaScript
+  stepbox serve [flags]         serve the API (gRPC, Connect, HTTP+JSON)
   stepbox version               print the version
   stepbox help [COMMAND]        show help
 
@@ -73,6 +74,8 @@ func Main(ctx context.Context, st *State) int {
 		return runCommand(ctx, st, args)
 	case "compile":
 		return compileCommand(st, args)
+	case "serve":
+		return serveCommand(ctx, st, args)
 	case "version", "--version":
 		fmt.Fprintf(st.Stdout, "stepbox %s\n", Version)
 		return ExitOK
@@ -81,6 +84,8 @@ func Main(ctx context.Context, st *State) int {
 			fmt.Fprint(st.Stdout, runUsage)
 		} else if len(args) > 0 && args[0] == "compile" {
 			fmt.Fprint(st.Stdout, compileUsage)
+		} else if len(args) > 0 && args[0] == "serve" {
+			fmt.Fprint(st.Stdout, serveHelp())
 		} else {
 			fmt.Fprint(st.Stdout, usage)
 		}

@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/stepbox/stepbox/sandbox"
+	"github.com/stepbox/stepbox/server"
+)
+
+const serveUsage = `Usage: stepbox serve [flags]
+
+Serves the Stepbox API: Run, Execute, CompileTypeScript and Health over Connect,
+gRPC, gRPC-Web and HTTP+JSON (h2c without TLS), plus /healthz, /readyz and
+/metrics. Logs are JSON lines on stderr. SIGTERM or Ctrl-C drains the runs in
+flight (up to drainTimeout, then aborts them); a second signal stops at once.
+
+The configuration is layered: defaults (127.0.0.1:8080, no authentication),
+then the YAML file, then STEPBOX_* environment variables, then flags.
+
+Flags:
+  --config FILE      the YAML configuration (default: $STEPBOX_CONFIG; none)
+  --listen ADDR      the address to listen on, host:port
+  --log-level LEVEL  debug, info, warn or error
+  --check            validate the configuration, print every problem with its
+                     field, and exit: 0 valid, 2 not
+  --hash-key         read an API key on stdin, print the hash for tenants[].keys
+
+Environment:
+%s
+Exit status: 0 after a shutdown, 1 if serving failed, 2 for a bad command
+line or configuration.
+`
+
+func serveHelp() string {
+	var b strings.Builder
+	for _, e := range server.EnvVars() {
+		fmt.Fprintf(&b, "  %-26s %s\n", e[0], e[1])
+	}
+	fmt.Fprintf(&b, "  %-26s %s\n", "STEPBOX_CONFIG", "--config")
+	return fmt.Sprintf(serveUsage, b.String())
+}
+
+type serveFlags struct {
+	config, listen, logLevel string
+	check, hashKey           bool
+}
+
+func serveCommand(ctx context.Context, st *State, args []string) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var f serveFlags
+	fs.StringVar(&f.config, "config", "", "")
+	fs.StringVar(&f.listen, "listen", "", "")
+	fs.StringVar(&f.logLevel, "log-level", "", "")
+	fs.BoolVar(&f.check, "check", false, "")
+	fs.BoolVar(&f.hashKey, "hash-key", false, "")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(st.Stdout, serveHelp())
+			return ExitOK
+		}
+		fmt.Fprintf(st.Stderr, "stepbox serve: %v\n\n%s", err, serveHelp())
+		return ExitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(st.Stderr, "stepbox serve: unexpected argument %q\n\n%s", fs.Arg(0), serveHelp())
+		return ExitUsage
+	}
+	if f.hashKey {
+		return hashKey(st)
+	}
+
+	cfg, problems := serveConfig(st, f)
+	if f.check {
+		if len(problems) > 0 {
+			printProblems(st, problems)
+			return ExitUsage
+		}
+		fmt.Fprintf(st.Stdout, "configuration OK: %s\n", summary(cfg))
+		return ExitOK
+	}
+	if len(problems) > 0 {
+		printProblems(st, problems)
+		return ExitUsage
+	}
+	level, _ := server.ParseLogLevel(orDefault(cfg.LogLevel, server.DefaultLogLevel))
+	log := server.NewLogger(st.Stderr, level)
+	cfg.Logger, cfg.Version, cfg.Metrics = log, Version, server.NewMetrics()
+
+	ecfg := cfg.EngineConfig()
+	if ecfg.Egress != nil {
+		e := *ecfg.Egress
+		e.AuditLogger = log.With(slog.String("component", "egress"))
+		ecfg.Egress = &e
+	}
+	eng, err := sandbox.New(ecfg)
+	if err != nil {
+		fmt.Fprintf(st.Stderr, "stepbox serve: %v\n", err)
+		return ExitUsage
+	}
+	srv, err := server.New(eng, cfg)
+	if err != nil {
+		eng.Close(context.Background())
+		fmt.Fprintf(st.Stderr, "stepbox serve: %v\n", err)
+		return ExitUsage
+	}
+	l, err := net.Listen("tcp", orDefault(cfg.Listen, server.DefaultListen))
+	if err != nil {
+		eng.Close(context.Background())
+		log.Error("cannot listen", slog.String("error", err.Error()))
+		return ExitRuntime
+	}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(l) }()
+
+	select {
+	case err := <-served:
+		log.Error("serving failed", slog.String("error", err.Error()))
+		eng.Close(context.Background())
+		return ExitRuntime
+	case sig := <-st.Signals: // a nil channel: only ctx stops the server
+		log.Info("signal received: draining", slog.String("signal", sig.String()))
+	case <-ctx.Done():
+		log.Info("stopping: draining")
+	}
+
+	drain := cfg.DrainTimeout
+	if drain <= 0 {
+		drain = server.DefaultDrainTimeout
+	}
+	dctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	go func() { // a second signal: stop now
+		select {
+		case <-st.Signals:
+			log.Warn("second signal: aborting runs in flight")
+			cancel()
+		case <-dctx.Done():
+		}
+	}()
+	status := ExitOK
+	if err := srv.Shutdown(dctx); err != nil {
+		log.Warn("drain incomplete: runs in flight were aborted", slog.String("error", err.Error()))
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Error("serving failed", slog.String("error", err.Error()))
+		status = ExitRuntime
+	}
+	_ = eng.Close(dctx)
+	return status
+}
+
+// serveConfig layers the configuration: defaults, file, environment, flags.
+// It returns every problem found, each naming its field.
+func serveConfig(st *State, f serveFlags) (server.Config, []string) {
+	var cfg server.Config
+	var problems []string
+	add := func(err error) {
+		if err == nil {
+			return
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				problems = append(problems, line)
+			}
+		}
+	}
+	path := f.config
+	if path == "" {
+		path = st.Getenv("STEPBOX_CONFIG")
+	}
+	if path != "" {
+		b, err := readArg(st, path)
+		if err != nil {
+			add(fmt.Errorf("config: %w", err))
+		} else if cfg, err = server.ParseConfig(b); err != nil {
+			add(err)
+		}
+	}
+	add(cfg.ApplyEnv(st.Getenv))
+	if f.listen != "" {
+		cfg.Listen = f.listen
+	}
+	if f.logLevel != "" {
+		cfg.LogLevel = f.logLevel
+	}
+	if len(problems) > 0 {
+		return cfg, problems // the file did not decode: validating it would repeat the errors
+	}
+	add(cfg.Validate())
+	for _, tf := range []struct{ field, name string }{{"tls.certFile", cfg.TLS.CertFile}, {"tls.keyFile", cfg.TLS.KeyFile}} {
+		if tf.name != "" {
+			if _, err := st.ReadFile(tf.name); err != nil {
+				add(fmt.Errorf("%s: %w", tf.field, err))
+			}
+		}
+	}
+	return cfg, problems
+}
+
+func printProblems(st *State, problems []string) {
+	fmt.Fprintf(st.Stderr, "stepbox serve: invalid configuration (%d problems):\n", len(problems))
+	for _, p := range problems {
+		fmt.Fprintf(st.Stderr, "  %s\n", p)
+	}
+}
+
+func summary(c server.Config) string {
+	auth := c.Auth
+	if auth == "" {
+		auth = server.AuthNone
+		if len(c.Tenants) > 0 {
+			auth = server.AuthKeys
+		}
+	}
+	plans := slices.Sorted(maps.Keys(c.Plans))
+	if len(plans) == 0 {
+		plans = []string{orDefault(c.DefaultPlan, "default")}
+	}
+	return fmt.Sprintf("listen %s, auth %s, %d tenants, plans %s", orDefault(c.Listen, server.DefaultListen), auth,
+		len(c.Tenants), strings.Join(plans, ","))
+}
+
+func hashKey(st *State) int {
+	line, err := bufio.NewReader(st.Stdin).ReadString('\n')
+	key := strings.TrimSpace(line)
+	if key == "" {
+		if err != nil && !errors.Is(err, io.EOF) {
+			fmt.Fprintf(st.Stderr, "stepbox serve --hash-key: %v\n", err)
+		} else {
+			fmt.Fprintln(st.Stderr, "stepbox serve --hash-key: no key on stdin")
+		}
+		return ExitUsage
+	}
+	fmt.Fprintln(st.Stdout, server.HashKey(key))
+	return ExitOK
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

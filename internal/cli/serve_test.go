@@ -1,0 +1,228 @@
+package cli
+
+// These tests call serveCommand directly: they live in package cli until
+// Main's command switch routes "serve" to it.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stepbox/stepbox/server"
+)
+
+// serve runs `stepbox serve ARGS` in-process with env, and returns its exit
+// status, stdout and stderr.
+func serve(t *testing.T, env map[string]string, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	st := &State{
+		Args: append([]string{"serve"}, args...), Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] }, ReadFile: os.ReadFile,
+	}
+	code := serveCommand(context.Background(), st, args)
+	return code, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestServeCheck(t *testing.T) {
+	bad := writeFile(t, "bad.yaml", `
+listen: 0.0.0.0:8080
+poolSize: -2
+logLevel: chatty
+plans:
+  free: {memoryMb: 32, wallMS: 100}
+tenants:
+  - name: acme
+    keys: ["sha256:1234"]
+    plans: [gold]
+`)
+	code, out, errs := serve(t, nil, "", "--check", "--config", bad)
+	if code != ExitUsage || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if !strings.Contains(errs, `plans.free.wallMS: unknown field: did you mean "wallMs"? (line 6)`) {
+		t.Fatalf("stderr %q", errs)
+	}
+	// Once the file decodes, every value problem is listed with its field.
+	bad = writeFile(t, "bad2.yaml", `
+listen: 0.0.0.0:8080
+poolSize: -2
+logLevel: chatty
+plans:
+  free: {memoryMb: 32}
+tenants:
+  - name: acme
+    keys: ["sha256:1234"]
+    plans: [gold]
+`)
+	code, _, errs = serve(t, nil, "", "--check", "--config", bad)
+	if code != ExitUsage {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{
+		"stepbox serve: invalid configuration (5 problems):\n",
+		"  poolSize: -2 is negative\n",
+		`  logLevel: "chatty" is not debug, info, warn or error` + "\n",
+		`  defaultPlan: "default" is not in plans` + "\n",
+		`  tenants[0].keys[0]: want "sha256:" and 64 hex digits`,
+		`  tenants[0].plans[0]: "gold" is not in plans` + "\n",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("no %q in:\n%s", want, errs)
+		}
+	}
+
+	good := writeFile(t, "good.yaml", "listen: 127.0.0.1:9000\nplans: {free: {memoryMb: 32}}\ndefaultPlan: free\n")
+	code, out, errs = serve(t, nil, "", "--check", "--config", good)
+	if code != ExitOK || out != "configuration OK: listen 127.0.0.1:9000, auth none, 0 tenants, plans free\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	// Env overrides the file, flags override env; a missing TLS file is named.
+	code, _, errs = serve(t, map[string]string{"STEPBOX_CONFIG": good, "STEPBOX_LISTEN": "0.0.0.0:1", "STEPBOX_TLS_CERT": "/nonexistent.pem"}, "", "--check")
+	if code != ExitUsage || !strings.Contains(errs, `auth: listen "0.0.0.0:1" is not a loopback address`) || !strings.Contains(errs, "tls: set both certFile and keyFile") ||
+		!strings.Contains(errs, "tls.certFile: ") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	code, out, errs = serve(t, map[string]string{"STEPBOX_CONFIG": good, "STEPBOX_LISTEN": "0.0.0.0:1"}, "", "--check", "--listen", "localhost:7")
+	if code != ExitOK || !strings.Contains(out, "listen localhost:7") {
+		t.Fatalf("exit %d, %q %q", code, out, errs)
+	}
+	// No file at all: the local default.
+	code, out, _ = serve(t, nil, "", "--check")
+	if code != ExitOK || out != "configuration OK: listen 127.0.0.1:8080, auth none, 0 tenants, plans default\n" {
+		t.Fatalf("exit %d, %q", code, out)
+	}
+	if code, _, errs := serve(t, nil, "", "--check", "--config", "/nonexistent.yaml"); code != ExitUsage || !strings.Contains(errs, "config: read /nonexistent.yaml") {
+		t.Fatalf("exit %d, %q", code, errs)
+	}
+}
+
+func TestServeHashKey(t *testing.T) {
+	code, out, _ := serve(t, nil, "s3cret\n", "--hash-key")
+	if code != ExitOK || out != server.HashKey("s3cret")+"\n" || !strings.HasPrefix(out, "sha256:") {
+		t.Fatalf("exit %d, %q", code, out)
+	}
+	if code, _, _ := serve(t, nil, "", "--hash-key"); code != ExitUsage {
+		t.Fatalf("empty key: exit %d", code)
+	}
+}
+
+// TestServeRunsAndDrains starts the real command on a loopback port, runs
+// a step through it, and stops it with a signal.
+func TestServeRunsAndDrains(t *testing.T) {
+	key := "serve-test-key-0123456789"
+	cfg := writeFile(t, "serve.yaml", `
+listen: 127.0.0.1:0
+poolSize: 2
+drainTimeout: 10s
+tenants:
+  - name: acme
+    keys: ["`+server.HashKey(key)+`"]
+`)
+	stderr := &lockedBuffer{}
+	sig := make(chan os.Signal, 2)
+	st := &State{
+		Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr,
+		Getenv: func(string) string { return "" }, ReadFile: os.ReadFile, Signals: sig,
+	}
+	exit := make(chan int, 1)
+	go func() { exit <- serveCommand(context.Background(), st, []string{"--config", cfg}) }()
+
+	addr := ""
+	re := regexp.MustCompile(`"msg":"listening","listen":"([^"]+)"`)
+	deadline := time.Now().Add(10 * time.Second)
+	for addr == "" {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("not listening:\n%s", stderr.String())
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	hc := &http.Client{Transport: &http.Transport{}}
+	defer hc.CloseIdleConnections()
+	post := func(auth string) (int, map[string]any) {
+		req, _ := http.NewRequest("POST", "http://"+addr+"/stepbox.v1.StepboxService/Run", strings.NewReader(`{"code": "return input * 2", "input": "21"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	if status, _ := post(""); status != 401 {
+		t.Fatalf("no key: %d", status)
+	}
+	status, m := post(key)
+	if status != 200 || m["result"].(map[string]any)["value"] != "42" {
+		t.Fatalf("%d %v", status, m)
+	}
+	if resp, err := hc.Get("http://" + addr + "/metrics"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("metrics: %v", err)
+	} else {
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), `stepbox_runs_total{language="javascript",outcome="ok",tenant="acme"} 1`) {
+			t.Fatalf("metrics:\n%s", b)
+		}
+	}
+
+	sig <- syscall.SIGTERM
+	select {
+	case code := <-exit:
+		if code != ExitOK {
+			t.Fatalf("exit %d:\n%s", code, stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("did not stop:\n%s", stderr.String())
+	}
+	logs := stderr.String()
+	for _, want := range []string{`"msg":"signal received: draining","signal":"terminated"`, `"msg":"stopped"`, `"msg":"run","run":"run_`} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("no %q in logs:\n%s", want, logs)
+		}
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}

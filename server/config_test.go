@@ -1,0 +1,182 @@
+package server_test
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/stepbox/stepbox/server"
+)
+
+func TestZeroConfigServesALocalDeveloper(t *testing.T) {
+	var c server.Config
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c.Listen = "0.0.0.0:8080"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "auth: listen \"0.0.0.0:8080\" is not a loopback address") {
+		t.Fatalf("no auth off loopback: %v", err)
+	}
+	c.Auth = server.AuthNone // written out: allowed
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParseConfigREADME(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)## Configuration.*?```yaml\n(.*?)```").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("no YAML example in README.md")
+	}
+	c, err := server.ParseConfig(m[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "0.0.0.0:8080" || c.PoolSize != 8 || c.DrainTimeout != 30*time.Second || c.Plans["free"].MemoryMB != 32 ||
+		c.Tenants[0].MaxConcurrent != 4 || c.Tenants[0].Egress.Hosts[0] != "api.acme.example" || c.Egress.Plans["free"].MaxRequests != 2 {
+		t.Fatalf("%+v", c)
+	}
+}
+
+func TestParseConfigNamesEveryProblem(t *testing.T) {
+	_, err := server.ParseConfig([]byte(`
+listen: 127.0.0.1:9000
+poolsize: 4
+warm: lots
+drainTimeout: 10
+plans:
+  free: {memorymb: 32, wallMs: [1]}
+tenants:
+  - name: acme
+    maxConcurent: 2
+    keys: sha256:abc
+egress:
+  policy: {unsafeAllowAddresses: [not-a-prefix]}
+`))
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{
+		`poolsize: unknown field: did you mean "poolSize"? (line 3)`,
+		`warm: want an integer, got "lots" (line 4)`,
+		`drainTimeout: want a duration such as "30s", got "10" (line 5)`,
+		`plans.free.memorymb: unknown field: did you mean "memoryMb"? (line 7)`,
+		`plans.free.wallMs: want an integer, got a list (line 7)`,
+		`tenants[0].maxConcurent: unknown field; known fields: name, keys, plans, maxConcurrent, egress (line 10)`,
+		`tenants[0].keys: want a list (line 11)`,
+		`egress.policy.unsafeAllowAddresses[0]: `,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("no %q in:\n%v", want, err)
+		}
+	}
+	if _, err := server.ParseConfig([]byte("listen: [")); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Fatalf("YAML syntax: %v", err)
+	}
+	if c, err := server.ParseConfig(nil); err != nil || c.Listen != "" {
+		t.Fatalf("empty file: %+v %v", c, err)
+	}
+}
+
+func TestValidateNamesEveryField(t *testing.T) {
+	key := server.HashKey("k")
+	c := server.Config{
+		Listen:   "nowhere",
+		TLS:      server.TLS{CertFile: "c.pem"},
+		PoolSize: -1,
+		LogLevel: "loud",
+		Tenants: []server.Tenant{
+			{Name: "a", Keys: []string{key, "sha256:zz"}, Plans: []string{"gold"}, MaxConcurrent: -1},
+			{Name: "a", Keys: []string{key}},
+			{Keys: nil},
+		},
+		DrainTimeout: -time.Second,
+	}
+	err := c.Validate()
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	for _, want := range []string{
+		`listen: "nowhere" is not host:port`,
+		"tls: set both certFile and keyFile",
+		"poolSize: -1 is negative",
+		"drainTimeout: -1s is negative",
+		`logLevel: "loud" is not debug, info, warn or error`,
+		`tenants[0].keys[1]: want "sha256:" and 64 hex digits`,
+		`tenants[0].plans[0]: "gold" is not in plans`,
+		"tenants[0].maxConcurrent: -1 is negative",
+		`tenants[1].name: "a" is also tenants[0]`,
+		"tenants[1].keys[0]: the same key as tenants[0].keys[0]",
+		"tenants[2].name: empty",
+		"tenants[2].keys: no key",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("no %q in:\n%v", want, err)
+		}
+	}
+	if err := (server.Config{Auth: server.AuthNone, Tenants: []server.Tenant{{Name: "a", Keys: []string{key}}}}).Validate(); err == nil ||
+		!strings.Contains(err.Error(), "auth: \"none\", but tenants are configured") {
+		t.Fatalf("auth none with tenants: %v", err)
+	}
+	if err := (server.Config{Auth: server.AuthKeys}).Validate(); err == nil || !strings.Contains(err.Error(), "needs at least one tenant") {
+		t.Fatalf("auth keys without tenants: %v", err)
+	}
+}
+
+func TestApplyEnv(t *testing.T) {
+	env := map[string]string{
+		"STEPBOX_LISTEN":        "127.0.0.1:9999",
+		"STEPBOX_POOL_SIZE":     "3",
+		"STEPBOX_DRAIN_TIMEOUT": "5s",
+		"STEPBOX_LOG_LEVEL":     "debug",
+	}
+	c := server.Config{Listen: "127.0.0.1:1", PoolSize: 1}
+	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:9999" || c.PoolSize != 3 || c.DrainTimeout != 5*time.Second || c.LogLevel != "debug" {
+		t.Fatalf("%+v", c)
+	}
+	env = map[string]string{"STEPBOX_POOL_SIZE": "many", "STEPBOX_DRAIN_TIMEOUT": "soon"}
+	err := c.ApplyEnv(func(k string) string { return env[k] })
+	if err == nil || !strings.Contains(err.Error(), `STEPBOX_POOL_SIZE (poolSize): "many" is not valid`) ||
+		!strings.Contains(err.Error(), `STEPBOX_DRAIN_TIMEOUT (drainTimeout): "soon" is not valid`) {
+		t.Fatalf("%v", err)
+	}
+}
+
+// TestDeployConfigMapIsValid keeps the configuration shipped in
+// deploy/k8s/configmap.yaml valid.
+func TestDeployConfigMapIsValid(t *testing.T) {
+	b, err := os.ReadFile("../deploy/k8s/configmap.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cm struct {
+		Data map[string]string `yaml:"data"`
+	}
+	if err := yaml.Unmarshal(b, &cm); err != nil {
+		t.Fatal(err)
+	}
+	c, err := server.ParseConfig([]byte(cm.Data["stepbox.yaml"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if c.Auth != server.AuthKeys || len(c.Tenants) == 0 {
+		t.Fatalf("%+v", c)
+	}
+}

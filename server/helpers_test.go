@@ -1,0 +1,204 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/stepbox/stepbox/internal/testenv"
+	"github.com/stepbox/stepbox/proto/stepbox/v1/stepboxv1connect"
+	"github.com/stepbox/stepbox/sandbox"
+	"github.com/stepbox/stepbox/server"
+	"github.com/stepbox/stepbox/server/client"
+)
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// testServer is a real server on a loopback port, over a real engine.
+type testServer struct {
+	srv    *server.Server
+	eng    *sandbox.Engine
+	url    string
+	logs   *syncBuffer
+	h2c    *http.Client // HTTP/2 without TLS, as gRPC clients speak it
+	h1     *http.Client // HTTP/1.1, as curl speaks it
+	served chan error
+	down   bool
+}
+
+// start serves cfg on 127.0.0.1 and stops everything when the test ends.
+func start(t *testing.T, cfg server.Config) *testServer {
+	t.Helper()
+	logs := &syncBuffer{}
+	cfg.Logger = server.NewLogger(logs, slog.LevelDebug)
+	cfg.Metrics = server.NewMetrics()
+	cfg.Version = "test"
+	eng, err := sandbox.New(cfg.EngineConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(eng, cfg)
+	if err != nil {
+		eng.Close(context.Background())
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p http.Protocols
+	p.SetUnencryptedHTTP2(true)
+	ts := &testServer{
+		srv: srv, eng: eng, url: "http://" + l.Addr().String(), logs: logs,
+		h2c:    &http.Client{Transport: &http.Transport{Protocols: &p}},
+		h1:     &http.Client{Transport: &http.Transport{}},
+		served: make(chan error, 1),
+	}
+	go func() { ts.served <- srv.Serve(l) }()
+	t.Cleanup(func() {
+		ts.shutdown(t, 20*time.Second)
+		ts.h2c.CloseIdleConnections()
+		ts.h1.CloseIdleConnections()
+		if t.Failed() {
+			t.Logf("server logs:\n%s", logs.String())
+		}
+	})
+	return ts
+}
+
+// shutdown stops the server and closes the engine; it returns Shutdown's
+// error.
+func (ts *testServer) shutdown(t *testing.T, within time.Duration) error {
+	t.Helper()
+	if ts.down {
+		return nil
+	}
+	ts.down = true
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	err := ts.srv.Shutdown(ctx)
+	if serr := <-ts.served; !errors.Is(serr, http.ErrServerClosed) {
+		t.Errorf("Serve returned %v", serr)
+	}
+	ts.eng.Close(context.Background())
+	return err
+}
+
+// client returns a Go client of the server.
+func (ts *testServer) client(opts client.Options) *client.Client {
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = ts.h2c
+	}
+	return client.New(ts.url, opts)
+}
+
+// rpc returns the generated Connect client, with opts (connect.WithGRPC()).
+func (ts *testServer) rpc(opts ...connect.ClientOption) stepboxv1connect.StepboxServiceClient {
+	return stepboxv1connect.NewStepboxServiceClient(ts.h2c, ts.url, opts...)
+}
+
+// post sends body as curl would and returns the status and the decoded
+// JSON answer (nil if not JSON) and the raw body.
+func (ts *testServer) post(t *testing.T, path, body string, header ...string) (int, map[string]any, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", ts.url+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := ts.h1.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return resp.StatusCode, m, string(raw)
+}
+
+// get fetches an operational endpoint.
+func (ts *testServer) get(t *testing.T, path string) (int, string) {
+	t.Helper()
+	resp, err := ts.h1.Get(ts.url + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+const runPath = "/stepbox.v1.StepboxService/Run"
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// eventually retries check until it returns "" or the time is up.
+func eventually(t *testing.T, within time.Duration, check func() string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		msg := check()
+		if msg == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(msg)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// get walks a decoded JSON value by keys and indexes.
+func dig(v any, path ...any) any {
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[k]
+		case int:
+			a, _ := v.([]any)
+			if k >= len(a) {
+				return nil
+			}
+			v = a[k]
+		}
+	}
+	return v
+}
+
+// slowLimits are limits that a test does not mean to cross, scaled for
+// the race detector.
+var slowLimits = map[string]sandbox.Limits{
+	"default": {CPUMs: testenv.Scale(10_000), WallMs: testenv.Scale(30_000)},
+}

@@ -1,0 +1,348 @@
+// Package wire converts between the sandbox package's types and the wire
+// schema of proto/stepbox/v1, in both directions: the server reads requests
+// and writes events with it, the Go client does the opposite. JSON values
+// travel as JSON text (see the .proto); these functions never reformat them.
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/netip"
+
+	"github.com/stepbox/stepbox/sandbox"
+
+	pb "github.com/stepbox/stepbox/proto/stepbox/v1"
+)
+
+// RequestFromProto converts a RunRequest into a sandbox.Request and the
+// data answers of a unary Run. Errors name the field at fault; the engine
+// checks everything else (plans, limits, input JSON) when the run is
+// submitted.
+func RequestFromProto(r *pb.RunRequest) (sandbox.Request, map[string]json.RawMessage, error) {
+	var errs []error
+	req := sandbox.Request{
+		Language: sandbox.Language(r.GetLanguage()),
+		Code:     r.GetCode(),
+		Plan:     r.GetPlan(),
+		Tenant:   r.GetTenant(),
+		Modules:  r.GetModules(),
+		Metadata: r.GetMetadata(),
+		Limits:   LimitsFromProto(r.GetLimits()),
+	}
+	if c := r.GetCompiled(); c != nil {
+		req.Compiled = &sandbox.Compiled{JS: c.GetJs(), Map: c.GetMap()}
+	}
+	if in := r.GetInput(); in != "" {
+		req.Input = json.RawMessage(in)
+	}
+	if e := r.GetEgress(); e != nil {
+		p, err := EgressFromProto(e)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		req.Egress = &p
+	}
+	for _, s := range r.GetSecrets() {
+		req.Secrets = append(req.Secrets, sandbox.Secret{Host: s.GetHost(), Header: s.GetHeader(), Value: s.GetValue()})
+	}
+	var data map[string]json.RawMessage
+	if d := r.GetData(); len(d) > 0 {
+		data = make(map[string]json.RawMessage, len(d))
+		for method, v := range d {
+			if !json.Valid([]byte(v)) {
+				errs = append(errs, fmt.Errorf("data[%q]: the answer is not valid JSON text", method))
+				continue
+			}
+			data[method] = json.RawMessage(v)
+		}
+	}
+	return req, data, errors.Join(errs...)
+}
+
+// RequestToProto converts a sandbox.Request into a RunRequest with the data
+// answers of a unary Run (nil for Execute).
+func RequestToProto(req sandbox.Request, data map[string]json.RawMessage) (*pb.RunRequest, error) {
+	lim, err := LimitsToProto(req.Limits)
+	if err != nil {
+		return nil, err
+	}
+	r := &pb.RunRequest{
+		Language: string(req.Language),
+		Code:     req.Code,
+		Input:    string(req.Input),
+		Plan:     req.Plan,
+		Limits:   lim,
+		Tenant:   req.Tenant,
+		Modules:  req.Modules,
+		Metadata: req.Metadata,
+	}
+	if c := req.Compiled; c != nil {
+		r.Compiled = &pb.Compiled{Js: c.JS, Map: c.Map}
+	}
+	if e := req.Egress; e != nil {
+		if r.Egress, err = EgressToProto(*e); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range req.Secrets {
+		r.Secrets = append(r.Secrets, &pb.Secret{Host: s.Host, Header: s.Header, Value: s.Value})
+	}
+	if len(data) > 0 {
+		r.Data = make(map[string]string, len(data))
+		for m, v := range data {
+			r.Data[m] = string(v)
+		}
+	}
+	return r, nil
+}
+
+// LimitsFromProto converts limits; nil means none.
+func LimitsFromProto(l *pb.Limits) sandbox.Limits {
+	if l == nil {
+		return sandbox.Limits{}
+	}
+	return sandbox.Limits{
+		MemoryMB:         int(l.GetMemoryMb()),
+		CPUMs:            int(l.GetCpuMs()),
+		WallMs:           int(l.GetWallMs()),
+		MaxCodeBytes:     int(l.GetMaxCodeBytes()),
+		MaxResultBytes:   int(l.GetMaxResultBytes()),
+		MaxDataRequests:  int(l.GetMaxDataRequests()),
+		MaxDataBytes:     int(l.GetMaxDataBytes()),
+		MaxStatusEvents:  int(l.GetMaxStatusEvents()),
+		MaxConsoleEvents: int(l.GetMaxConsoleEvents()),
+		MaxConsoleBytes:  int(l.GetMaxConsoleBytes()),
+		MaxFetchRequests: int(l.GetMaxFetchRequests()),
+		MaxFetchBytes:    int(l.GetMaxFetchBytes()),
+	}
+}
+
+// LimitsToProto converts limits; the zero Limits become nil. A value that
+// does not fit the wire's int32 is an error naming it.
+func LimitsToProto(l sandbox.Limits) (*pb.Limits, error) {
+	if l == (sandbox.Limits{}) {
+		return nil, nil
+	}
+	var errs []error
+	c := func(name string, v int) int32 {
+		if v > math.MaxInt32 || v < math.MinInt32 {
+			errs = append(errs, fmt.Errorf("limits.%s=%d does not fit in 32 bits", name, v))
+			return 0
+		}
+		return int32(v)
+	}
+	p := &pb.Limits{
+		MemoryMb:         c("memoryMb", l.MemoryMB),
+		CpuMs:            c("cpuMs", l.CPUMs),
+		WallMs:           c("wallMs", l.WallMs),
+		MaxCodeBytes:     c("maxCodeBytes", l.MaxCodeBytes),
+		MaxResultBytes:   c("maxResultBytes", l.MaxResultBytes),
+		MaxDataRequests:  c("maxDataRequests", l.MaxDataRequests),
+		MaxDataBytes:     c("maxDataBytes", l.MaxDataBytes),
+		MaxStatusEvents:  c("maxStatusEvents", l.MaxStatusEvents),
+		MaxConsoleEvents: c("maxConsoleEvents", l.MaxConsoleEvents),
+		MaxConsoleBytes:  c("maxConsoleBytes", l.MaxConsoleBytes),
+		MaxFetchRequests: c("maxFetchRequests", l.MaxFetchRequests),
+		MaxFetchBytes:    c("maxFetchBytes", l.MaxFetchBytes),
+	}
+	return p, errors.Join(errs...)
+}
+
+// EgressFromProto converts an egress policy; a bad address prefix is an
+// error naming it.
+func EgressFromProto(e *pb.EgressPolicy) (sandbox.EgressPolicy, error) {
+	p := sandbox.EgressPolicy{
+		Schemes:             e.GetSchemes(),
+		Hosts:               e.GetHosts(),
+		Methods:             e.GetMethods(),
+		MaxRequests:         int(e.GetMaxRequests()),
+		MaxRequestBodyBytes: e.GetMaxRequestBodyBytes(),
+		MaxResponseBytes:    e.GetMaxResponseBytes(),
+		TimeoutMs:           int(e.GetTimeoutMs()),
+		MaxRedirects:        int(e.GetMaxRedirects()),
+	}
+	for _, port := range e.GetPorts() {
+		p.Ports = append(p.Ports, int(port))
+	}
+	var errs []error
+	for i, s := range e.GetUnsafeAllowAddresses() {
+		pfx, err := netip.ParsePrefix(s)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("egress.unsafeAllowAddresses[%d]: %q is not a CIDR prefix", i, s))
+			continue
+		}
+		p.UnsafeAllowAddresses = append(p.UnsafeAllowAddresses, pfx)
+	}
+	return p, errors.Join(errs...)
+}
+
+// EgressToProto converts an egress policy.
+func EgressToProto(p sandbox.EgressPolicy) (*pb.EgressPolicy, error) {
+	if p.MaxRequests > math.MaxInt32 || p.TimeoutMs > math.MaxInt32 || p.MaxRedirects > math.MaxInt32 {
+		return nil, errors.New("egress: a value does not fit in 32 bits")
+	}
+	e := &pb.EgressPolicy{
+		Schemes:             p.Schemes,
+		Hosts:               p.Hosts,
+		Methods:             p.Methods,
+		MaxRequests:         int32(p.MaxRequests),
+		MaxRequestBodyBytes: p.MaxRequestBodyBytes,
+		MaxResponseBytes:    p.MaxResponseBytes,
+		TimeoutMs:           int32(p.TimeoutMs),
+		MaxRedirects:        int32(p.MaxRedirects),
+	}
+	for _, port := range p.Ports {
+		if port < 0 || port > 65535 {
+			return nil, fmt.Errorf("egress.ports: %d is not a port", port)
+		}
+		e.Ports = append(e.Ports, int32(port))
+	}
+	for _, a := range p.UnsafeAllowAddresses {
+		e.UnsafeAllowAddresses = append(e.UnsafeAllowAddresses, a.String())
+	}
+	return e, nil
+}
+
+// EventToProto converts an event.
+func EventToProto(ev sandbox.Event) *pb.Event {
+	out := &pb.Event{}
+	switch {
+	case ev.Result != nil:
+		out.Kind = &pb.Event_Result{Result: ResultToProto(*ev.Result)}
+	case ev.Error != nil:
+		out.Kind = &pb.Event_Error{Error: ErrorToProto(ev.Error)}
+	case ev.Console != nil:
+		out.Kind = &pb.Event_Console{Console: &pb.ConsoleLine{Level: ev.Console.Level, Text: ev.Console.Text}}
+	case ev.DataRequest != nil:
+		out.Kind = &pb.Event_DataRequest{DataRequest: &pb.DataRequest{
+			Id: ev.DataRequest.ID, Method: ev.DataRequest.Method, Params: jsonText(ev.DataRequest.Params),
+		}}
+	case ev.Kind == sandbox.EventFetch:
+		out.Kind = &pb.Event_Fetch{Fetch: jsonText(ev.Fetch)}
+	case ev.Kind == sandbox.EventStatus:
+		out.Kind = &pb.Event_Status{Status: jsonText(ev.Status)}
+	}
+	return out
+}
+
+// EventFromProto converts an event; ok is false for an event of no known
+// kind (one a newer server sends).
+func EventFromProto(e *pb.Event) (ev sandbox.Event, ok bool) {
+	switch k := e.GetKind().(type) {
+	case *pb.Event_Status:
+		return sandbox.Event{Kind: sandbox.EventStatus, Status: json.RawMessage(k.Status)}, true
+	case *pb.Event_Console:
+		return sandbox.Event{Kind: sandbox.EventConsole, Console: &sandbox.ConsoleLine{Level: k.Console.GetLevel(), Text: k.Console.GetText()}}, true
+	case *pb.Event_DataRequest:
+		return sandbox.Event{Kind: sandbox.EventDataRequest, DataRequest: &sandbox.DataRequest{
+			ID: k.DataRequest.GetId(), Method: k.DataRequest.GetMethod(), Params: json.RawMessage(k.DataRequest.GetParams()),
+		}}, true
+	case *pb.Event_Fetch:
+		return sandbox.Event{Kind: sandbox.EventFetch, Fetch: json.RawMessage(k.Fetch)}, true
+	case *pb.Event_Result:
+		r := ResultFromProto(k.Result)
+		return sandbox.Event{Kind: sandbox.EventResult, Result: &r}, true
+	case *pb.Event_Error:
+		return sandbox.Event{Kind: sandbox.EventError, Error: ErrorFromProto(k.Error)}, true
+	}
+	return sandbox.Event{}, false
+}
+
+// ResultToProto converts a result.
+func ResultToProto(r sandbox.Result) *pb.Result {
+	return &pb.Result{Value: jsonText(r.Value), Stats: StatsToProto(r.Stats)}
+}
+
+// ResultFromProto converts a result.
+func ResultFromProto(r *pb.Result) sandbox.Result {
+	return sandbox.Result{Value: json.RawMessage(r.GetValue()), Stats: StatsFromProto(r.GetStats())}
+}
+
+// ErrorToProto converts a run's error. Only the fields of the contract
+// cross: the cause chain stays on the server.
+func ErrorToProto(e *sandbox.Error) *pb.Error {
+	out := &pb.Error{
+		Code:    string(e.Code),
+		Limit:   e.Limit,
+		Message: e.Message,
+		Stack:   e.Stack,
+		Stats:   StatsToProto(e.Stats),
+	}
+	if p := e.Position; p != nil {
+		out.Position = &pb.Position{Line: int32(p.Line), Column: int32(p.Column)}
+	}
+	for _, d := range e.Diagnostics {
+		out.Diagnostics = append(out.Diagnostics, &pb.Diagnostic{Line: int32(d.Line), Column: int32(d.Column), Message: d.Message})
+	}
+	return out
+}
+
+// ErrorFromProto converts a run's error.
+func ErrorFromProto(e *pb.Error) *sandbox.Error {
+	out := &sandbox.Error{
+		Code:    sandbox.Code(e.GetCode()),
+		Limit:   e.GetLimit(),
+		Message: e.GetMessage(),
+		Stack:   e.GetStack(),
+		Stats:   StatsFromProto(e.GetStats()),
+	}
+	if p := e.GetPosition(); p != nil {
+		out.Position = &sandbox.Position{Line: int(p.GetLine()), Column: int(p.GetColumn())}
+	}
+	for _, d := range e.GetDiagnostics() {
+		out.Diagnostics = append(out.Diagnostics, sandbox.Diagnostic{Line: int(d.GetLine()), Column: int(d.GetColumn()), Message: d.GetMessage()})
+	}
+	return out
+}
+
+// StatsToProto converts stats.
+func StatsToProto(s sandbox.Stats) *pb.Stats {
+	return &pb.Stats{
+		WallMs:         s.WallMs,
+		CpuMs:          s.CPUMs,
+		CodeMs:         s.CodeMs,
+		QueueMs:        s.QueueMs,
+		HeapMb:         s.HeapMB,
+		DataRequests:   clamp32(s.DataRequests),
+		DataBytes:      clamp32(s.DataBytes),
+		FetchRequests:  clamp32(s.FetchRequests),
+		FetchBytes:     clamp32(s.FetchBytes),
+		ConsoleEvents:  clamp32(s.ConsoleEvents),
+		ConsoleDropped: clamp32(s.ConsoleDropped),
+		StatusEvents:   clamp32(s.StatusEvents),
+	}
+}
+
+// StatsFromProto converts stats; nil means zero stats.
+func StatsFromProto(s *pb.Stats) sandbox.Stats {
+	return sandbox.Stats{
+		WallMs:         s.GetWallMs(),
+		CPUMs:          s.GetCpuMs(),
+		CodeMs:         s.GetCodeMs(),
+		QueueMs:        s.GetQueueMs(),
+		HeapMB:         s.GetHeapMb(),
+		DataRequests:   int(s.GetDataRequests()),
+		DataBytes:      int(s.GetDataBytes()),
+		FetchRequests:  int(s.GetFetchRequests()),
+		FetchBytes:     int(s.GetFetchBytes()),
+		ConsoleEvents:  int(s.GetConsoleEvents()),
+		ConsoleDropped: int(s.GetConsoleDropped()),
+		StatusEvents:   int(s.GetStatusEvents()),
+	}
+}
+
+// jsonText returns JSON text, "null" for none.
+func jsonText(b json.RawMessage) string {
+	if len(b) == 0 {
+		return "null"
+	}
+	return string(b)
+}
+
+// clamp32 keeps a counter within int32; the engine's caps keep real
+// counters far below.
+func clamp32(n int) int32 {
+	return int32(max(min(n, math.MaxInt32), math.MinInt32))
+}

@@ -1,0 +1,189 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stepbox/stepbox/sandbox"
+	"github.com/stepbox/stepbox/server"
+	"github.com/stepbox/stepbox/server/client"
+)
+
+func TestMetrics(t *testing.T) {
+	ts := start(t, server.Config{})
+	for _, code := range []string{"return 1", "return 2", "throw new Error('x')", "console.log(1); return 3"} {
+		ts.post(t, runPath, `{"code": "`+code+`"}`)
+	}
+	ts.post(t, runPath, `{"code": "return 1", "plan": "nope"}`)
+	status, m := ts.get(t, "/metrics")
+	if status != 200 {
+		t.Fatal(status)
+	}
+	for _, want := range []string{
+		`stepbox_runs_total{language="javascript",outcome="ok",tenant="none"} 3`,
+		`stepbox_runs_total{language="javascript",outcome="RUNTIME",tenant="none"} 1`,
+		`stepbox_runs_total{language="javascript",outcome="VALIDATION",tenant="none"} 1`,
+		`stepbox_run_duration_seconds_count{language="javascript",outcome="ok"} 3`,
+		`stepbox_queue_duration_seconds_count 4`,
+		`stepbox_runs_in_flight 0`,
+		`stepbox_console_events_total 1`,
+		`stepbox_rpc_requests_total{code="ok",procedure="Run"} 4`,
+		`stepbox_rpc_requests_total{code="invalid_argument",procedure="Run"} 1`,
+		`stepbox_ready 1`,
+		`stepbox_build_info{version="test"} 1`,
+		`go_goroutines `,
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("no %q in\n%s", want, grep(m, "stepbox_"))
+		}
+	}
+}
+
+func TestHealthzAndReadyz(t *testing.T) {
+	// One slot and no queue: one run saturates the engine.
+	ts := start(t, server.Config{PoolSize: 1, QueueSize: -1, Plans: slowLimits})
+	if status, body := ts.get(t, "/healthz"); status != 200 || body != "ok\n" {
+		t.Fatalf("healthz %d %q", status, body)
+	}
+	if status, body := ts.get(t, "/readyz"); status != 200 {
+		t.Fatalf("readyz %d %q", status, body)
+	}
+	c := ts.client(client.Options{})
+	st, err := c.Execute(context.Background(), sandbox.Request{Code: "return await dataProxy.request('go')"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := <-st.Events()
+	status, body := ts.get(t, "/readyz")
+	if status != 503 || !strings.Contains(body, "saturated") {
+		t.Fatalf("readyz with the engine full: %d %q", status, body)
+	}
+	if h, err := c.Health(context.Background()); err != nil || h.GetStatus() != "NOT_SERVING" || h.GetInFlight() != 1 {
+		t.Fatalf("health %v %v", h, err)
+	}
+	// The engine refuses what it cannot queue: 503 UNAVAILABLE.
+	if status, resp, raw := ts.post(t, runPath, `{"code": "return 1"}`); status != 503 || dig(resp, "code") != "unavailable" {
+		t.Fatalf("queue full: %d %s", status, raw)
+	}
+	st.Respond(ev.DataRequest.ID, 1)
+	for range st.Events() {
+	}
+	eventually(t, 5*time.Second, func() string {
+		if status, body := ts.get(t, "/readyz"); status != 200 {
+			return body
+		}
+		return ""
+	})
+}
+
+func TestGracefulShutdownDeliversRunsInFlight(t *testing.T) {
+	ts := start(t, server.Config{Plans: slowLimits})
+	c := ts.client(client.Options{GRPC: true})
+	st, err := c.Execute(context.Background(), sandbox.Request{Code: "const v = await dataProxy.request('last'); return v + 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := <-st.Events()
+	shut := make(chan error, 1)
+	go func() { shut <- ts.shutdown(t, 20*time.Second) }()
+
+	// Draining: the run in flight goes on; new work is refused.
+	eventually(t, 5*time.Second, func() string {
+		if strings.Contains(ts.logs.String(), `"msg":"shutting down"`) {
+			return ""
+		}
+		return "not shutting down"
+	})
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned with a run in flight: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := st.Respond(ev.DataRequest.ID, 41); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for ev := range st.Events() {
+		kinds = append(kinds, string(ev.Kind))
+	}
+	res, err := st.Wait()
+	if err != nil || string(res.Value) != "42" || strings.Join(kinds, ",") != "result" {
+		t.Fatalf("%s %v %v", res.Value, err, kinds)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+}
+
+func TestShutdownDeadlineAbortsRuns(t *testing.T) {
+	ts := start(t, server.Config{Plans: slowLimits})
+	st, err := ts.client(client.Options{}).Execute(context.Background(), sandbox.Request{Code: "reportStatus(0); while (true) {}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-st.Events()
+	unary := make(chan error, 1)
+	go func() {
+		_, err := ts.client(client.Options{}).Run(context.Background(), sandbox.Request{Code: "await new Promise(() => setInterval(() => {}, 1000))"}, nil)
+		unary <- err
+	}()
+	eventually(t, 5*time.Second, func() string {
+		if !strings.Contains(ts.logs.String(), `"msg":"run accepted"`) || strings.Count(ts.logs.String(), `"msg":"run accepted"`) < 2 {
+			return "the unary run did not start"
+		}
+		return ""
+	})
+	start := time.Now()
+	if err := ts.shutdown(t, 300*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("Shutdown took %v", d)
+	}
+	for range st.Events() {
+	}
+	if _, err := st.Wait(); !errors.Is(err, sandbox.ErrAborted) {
+		t.Fatalf("stream: %v, want its terminal ABORTED event", err)
+	}
+	if err := <-unary; !errors.Is(err, sandbox.ErrAborted) {
+		t.Fatalf("unary: %v, want its ABORTED answer", err)
+	}
+}
+
+// TestREADMECurl posts the body of the README's curl example, byte for
+// byte, and checks the answer the README shows.
+func TestREADMECurl(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := regexp.MustCompile("(?s)<!-- curl-run:.*?```sh\n(.*?)```").FindSubmatch(readme)
+	if block == nil {
+		t.Fatal("no curl-run example in README.md")
+	}
+	cmd := string(block[1])
+	m := regexp.MustCompile(`(?s) -d '(.*?)'\n`).FindStringSubmatch(cmd)
+	if m == nil || !strings.Contains(cmd, runPath) || !strings.Contains(cmd, "Content-Type: application/json") {
+		t.Fatalf("unexpected curl example:\n%s", cmd)
+	}
+	ts := start(t, server.Config{})
+	status, resp, raw := ts.post(t, runPath, m[1])
+	if status != 200 {
+		t.Fatalf("%d %s", status, raw)
+	}
+	if dig(resp, "result", "value") != `{"greeting":"hi Ada"}` || dig(resp, "events", 0, "status") != `{"stage":"start"}` ||
+		dig(resp, "events", 1, "dataRequest", "method") != "user" || dig(resp, "events", 2, "console", "text") != "hello Ada" {
+		t.Fatalf("answer %s", raw)
+	}
+	// With a key, as the example sends it.
+	cfg := server.Config{Tenants: []server.Tenant{{Name: "t", Keys: []string{server.HashKey("k-123")}}}}
+	ts = start(t, cfg)
+	if status, _, raw := ts.post(t, runPath, m[1], "Authorization", "Bearer k-123"); status != 200 {
+		t.Fatalf("%d %s", status, raw)
+	}
+}

@@ -1,0 +1,354 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"connectrpc.com/connect"
+
+	"github.com/stepbox/stepbox/internal/egress"
+	"github.com/stepbox/stepbox/sandbox"
+	"github.com/stepbox/stepbox/server/internal/wire"
+
+	pb "github.com/stepbox/stepbox/proto/stepbox/v1"
+	"github.com/stepbox/stepbox/proto/stepbox/v1/stepboxv1connect"
+)
+
+// RunIDHeader is the response header that carries the run id of Run and
+// Execute.
+const RunIDHeader = "Stepbox-Run-Id"
+
+// service implements the StepboxService RPCs.
+type service struct{ s *Server }
+
+var _ stepboxv1connect.StepboxServiceHandler = (*service)(nil)
+
+// refusal is an RPC error for a request that was not run, with the
+// contract's Error attached as a detail so that clients read its code.
+func refusal(code connect.Code, sandboxCode, msg string) *connect.Error {
+	return refusalFor(code, &pb.Error{Code: sandboxCode, Message: msg})
+}
+
+func refusalFor(code connect.Code, e *pb.Error) *connect.Error {
+	err := connect.NewError(code, errors.New(e.GetMessage()))
+	if d, derr := connect.NewErrorDetail(e); derr == nil {
+		err.AddDetail(d)
+	}
+	return err
+}
+
+// submitError maps an error of Engine.Submit (a request the engine did not
+// accept) to the RPC's error.
+func submitError(err error) error {
+	var se *sandbox.Error
+	if !errors.As(err, &se) {
+		return connect.NewError(connect.CodeInternal, err)
+	}
+	code := connect.CodeInternal
+	switch {
+	case se.Code == sandbox.CodeValidation:
+		code = connect.CodeInvalidArgument
+	case se.Code == sandbox.CodeUnavailable && errors.Is(err, errors.ErrUnsupported):
+		code = connect.CodeUnimplemented
+	case se.Code == sandbox.CodeUnavailable:
+		code = connect.CodeUnavailable
+	}
+	return refusalFor(code, wire.ErrorToProto(se))
+}
+
+// run is one accepted run of an RPC.
+type run struct {
+	s      *Server
+	call   *call
+	sess   *sandbox.Session
+	req    sandbox.Request
+	log    *slog.Logger
+	cancel context.CancelCauseFunc
+	stop   func() bool // stops the shutdown abort hook
+}
+
+// start checks and submits a run for the call in ctx. On success the
+// caller must read the session's events to the end and then call finish.
+func (s *Server) start(ctx context.Context, pr *pb.RunRequest) (*run, map[string]json.RawMessage, error) {
+	c := callFrom(ctx)
+	req, data, err := wire.RequestFromProto(pr)
+	if err != nil {
+		return nil, nil, refusal(connect.CodeInvalidArgument, string(sandbox.CodeValidation), err.Error())
+	}
+	if t := c.tenant; t != nil {
+		req.Tenant = t.Name
+		if req.Plan, err = t.allowPlan(req.Plan, s.cfg.DefaultPlan); err != nil {
+			return nil, nil, err
+		}
+		if t.Egress != nil {
+			p := *t.Egress
+			if req.Egress != nil {
+				p = sandbox.EgressPolicy(egress.Policy(p).Narrow(egress.Policy(*req.Egress)))
+			}
+			req.Egress = &p
+		}
+	}
+
+	s.mu.Lock()
+	if s.draining {
+		s.mu.Unlock()
+		return nil, nil, refusal(connect.CodeUnavailable, string(sandbox.CodeUnavailable), "the server is shutting down: retry on another replica")
+	}
+	s.runs.Add(1) // Done in finish, or below if the run is not accepted.
+	s.mu.Unlock()
+	if err := c.tenant.acquire(); err != nil {
+		s.runs.Done()
+		return nil, nil, err
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(s.abortCtx, func() { cancel(context.Cause(s.abortCtx)) })
+	sess, err := s.engine.Submit(runCtx, req)
+	if err != nil {
+		stop()
+		cancel(nil)
+		c.tenant.release()
+		s.runs.Done()
+		return nil, nil, submitError(err)
+	}
+	s.inFlight.Add(1)
+	s.metrics.inFlight.Inc()
+	c.setRun(sess.ID())
+	lang := req.Language
+	if lang == "" {
+		lang = sandbox.JavaScript
+	}
+	r := &run{
+		s: s, call: c, sess: sess, req: req, cancel: cancel, stop: stop,
+		log: s.log.With(slog.String(fieldRun, sess.ID()), slog.String(fieldTenant, req.Tenant),
+			slog.String(fieldPlan, req.Plan), slog.String(fieldLanguage, string(lang))),
+	}
+	r.log.Debug("run accepted")
+	return r, data, nil
+}
+
+// observe counts what the metering record does not: fetch decisions.
+func (r *run) observe(ev sandbox.Event) {
+	if ev.Kind == sandbox.EventFetch {
+		r.s.metrics.fetch(ev.Fetch)
+	}
+}
+
+// finish releases the run's quota and writes its one canonical log line.
+func (r *run) finish(term sandbox.Event) {
+	r.stop()
+	r.cancel(nil)
+	r.call.tenant.release()
+	r.s.inFlight.Add(-1)
+	r.s.metrics.inFlight.Dec()
+
+	outcome, st := "ok", sandbox.Stats{}
+	attrs := []slog.Attr{}
+	switch {
+	case term.Result != nil:
+		st = term.Result.Stats
+	case term.Error != nil:
+		outcome, st = string(term.Error.Code), term.Error.Stats
+		if term.Error.Limit != "" {
+			attrs = append(attrs, slog.String(fieldLimit, term.Error.Limit))
+		}
+		attrs = append(attrs, slog.String(fieldError, term.Error.Message))
+	}
+	attrs = append(attrs,
+		slog.String(fieldOutcome, outcome),
+		slog.Float64(fieldWallMs, st.WallMs),
+		slog.Float64(fieldQueueMs, st.QueueMs),
+		slog.Float64(fieldCPUMs, st.CPUMs),
+		slog.Int("data_requests", st.DataRequests),
+		slog.Int("fetch_requests", st.FetchRequests),
+		slog.Int("console_events", st.ConsoleEvents),
+	)
+	if len(r.req.Metadata) > 0 {
+		attrs = append(attrs, slog.Any(fieldMetadata, r.req.Metadata))
+	}
+	r.log.LogAttrs(context.Background(), slog.LevelInfo, "run", attrs...)
+	r.s.runs.Done()
+}
+
+// Run runs a step to its end, answering data requests from the request's
+// data map.
+func (v *service) Run(ctx context.Context, req *connect.Request[pb.RunRequest]) (*connect.Response[pb.RunResponse], error) {
+	r, data, err := v.s.start(ctx, req.Msg)
+	if err != nil {
+		return nil, err
+	}
+	out := &pb.RunResponse{RunId: r.sess.ID()}
+	var term sandbox.Event
+	var answers sync.WaitGroup
+	for ev := range r.sess.Events() {
+		r.observe(ev)
+		if ev.Terminal() {
+			term = ev
+			continue
+		}
+		out.Events = append(out.Events, wire.EventToProto(ev))
+		if dr := ev.DataRequest; dr != nil {
+			// Answer off the event loop: a step with many requests in
+			// flight must not stall its own event stream.
+			answers.Add(1) // Done when answered.
+			go func() {
+				defer answers.Done()
+				r.answer(data, dr)
+			}()
+		}
+	}
+	answers.Wait()
+	r.finish(term)
+	switch {
+	case term.Result != nil:
+		out.Outcome = &pb.RunResponse_Result{Result: wire.ResultToProto(*term.Result)}
+	case term.Error != nil:
+		out.Outcome = &pb.RunResponse_Error{Error: wire.ErrorToProto(term.Error)}
+	}
+	resp := connect.NewResponse(out)
+	resp.Header().Set(RunIDHeader, out.RunId)
+	return resp, nil
+}
+
+// answer answers a data request of a unary Run from its data map.
+func (r *run) answer(data map[string]json.RawMessage, dr *sandbox.DataRequest) {
+	var err error
+	if v, ok := data[dr.Method]; ok {
+		err = r.sess.Respond(dr.ID, v)
+	} else if len(data) == 0 {
+		err = r.sess.RespondError(dr.ID, fmt.Sprintf("no answer for data request %q: this Run request has no data (send data, or use Execute to answer on the stream)", dr.Method))
+	} else {
+		err = r.sess.RespondError(dr.ID, fmt.Sprintf("no answer for data request %q: the request's data has none for this method", dr.Method))
+	}
+	if err != nil {
+		r.log.Debug("data answer not delivered", slog.String(fieldError, err.Error()))
+	}
+}
+
+// Execute runs a step interactively over a bidirectional stream.
+func (v *service) Execute(ctx context.Context, stream *connect.BidiStream[pb.ExecuteRequest, pb.ExecuteResponse]) error {
+	first, err := stream.Receive()
+	if errors.Is(err, io.EOF) {
+		return refusal(connect.CodeInvalidArgument, string(sandbox.CodeValidation), "the stream ended before its start message")
+	}
+	if err != nil {
+		return err
+	}
+	start := first.GetStart()
+	switch {
+	case start == nil:
+		return refusal(connect.CodeInvalidArgument, string(sandbox.CodeValidation), "the first message of Execute must be start")
+	case len(start.GetData()) > 0:
+		return refusal(connect.CodeInvalidArgument, string(sandbox.CodeValidation), "start.data is for Run: answer data requests on the stream with data_response")
+	}
+	r, _, err := v.s.start(ctx, start)
+	if err != nil {
+		return err
+	}
+	id := r.sess.ID()
+	stream.ResponseHeader().Set(RunIDHeader, id)
+	sendErr := stream.Send(&pb.ExecuteResponse{RunId: id}) // accepted
+	if sendErr != nil {
+		r.sess.Abort()
+	}
+	v.s.bg.Add(1) // Done when the reader returns: at the client's EOF, or when the stream is torn down after this handler returns.
+	go func() {
+		defer v.s.bg.Done()
+		r.readClient(stream)
+	}()
+	var term sandbox.Event
+	for ev := range r.sess.Events() {
+		r.observe(ev)
+		if ev.Terminal() {
+			term = ev
+		}
+		if sendErr != nil {
+			continue // drain: the run ends aborted
+		}
+		if sendErr = stream.Send(&pb.ExecuteResponse{RunId: id, Event: wire.EventToProto(ev)}); sendErr != nil {
+			r.log.Info("client gone: aborting the run", slog.String(fieldError, sendErr.Error()))
+			r.sess.Abort()
+		}
+	}
+	r.finish(term)
+	return sendErr
+}
+
+// readClient applies the client's data responses and abort to the run
+// until the client closes its side or the stream ends.
+func (r *run) readClient(stream *connect.BidiStream[pb.ExecuteRequest, pb.ExecuteResponse]) {
+	for {
+		m, err := stream.Receive()
+		if errors.Is(err, io.EOF) {
+			return // the client sent all it will; the run goes on
+		}
+		if err != nil {
+			r.sess.Abort() // a broken stream; a no-op once the run has ended
+			return
+		}
+		switch x := m.GetMessage().(type) {
+		case *pb.ExecuteRequest_DataResponse:
+			d := x.DataResponse
+			var err error
+			switch a := d.GetAnswer().(type) {
+			case *pb.DataResponse_Error:
+				err = r.sess.RespondError(d.GetId(), a.Error)
+			case *pb.DataResponse_Value:
+				if !json.Valid([]byte(a.Value)) {
+					err = r.sess.RespondError(d.GetId(), "the host's answer is not valid JSON")
+				} else {
+					err = r.sess.Respond(d.GetId(), json.RawMessage(a.Value))
+				}
+			default:
+				err = r.sess.Respond(d.GetId(), json.RawMessage("null"))
+			}
+			if err != nil {
+				r.log.Info("data response not delivered", slog.String(fieldError, err.Error()))
+			}
+		case *pb.ExecuteRequest_Abort:
+			r.log.Debug("aborted by the client")
+			r.sess.Abort()
+		case *pb.ExecuteRequest_Start:
+			r.log.Warn("a second start message on the stream is ignored")
+		}
+	}
+}
+
+// CompileTypeScript compiles a TypeScript step.
+func (v *service) CompileTypeScript(_ context.Context, req *connect.Request[pb.CompileTypeScriptRequest]) (*connect.Response[pb.CompileTypeScriptResponse], error) {
+	c, err := sandbox.CompileTypeScript(req.Msg.GetSource())
+	out := &pb.CompileTypeScriptResponse{}
+	var se *sandbox.Error
+	switch {
+	case err == nil:
+		out.Js, out.Map = c.JS, c.Map
+	case errors.As(err, &se):
+		out.Error = wire.ErrorToProto(se)
+	default:
+		return nil, connect.NewError(connect.CodeInternal, err)
+	}
+	return connect.NewResponse(out), nil
+}
+
+// Health reports whether the server takes runs, and its load.
+func (v *service) Health(context.Context, *connect.Request[pb.HealthRequest]) (*connect.Response[pb.HealthResponse], error) {
+	s := v.s
+	ok, _ := s.ready()
+	l := s.load()
+	out := &pb.HealthResponse{
+		Status:    "SERVING",
+		Version:   s.cfg.Version,
+		Running:   int32(l.running),
+		Queued:    int32(l.queued),
+		QueueSize: int32(l.queueSize),
+		InFlight:  int32(s.inFlight.Load()),
+	}
+	if !ok {
+		out.Status = "NOT_SERVING"
+	}
+	return connect.NewResponse(out), nil
+}
