@@ -5,13 +5,28 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"time"
 )
 
 // Config configures an Engine. It is plain data: the zero value of each
 // field means the documented default, and New validates it once, reporting
 // every problem together.
 type Config struct {
-	// PoolSize is how many runs execute at once. Zero means the number of
+	// Isolation says where JavaScript steps run: IsolationProcess (the
+	// default, "" means it) or IsolationInProcess. Python always runs in
+	// its own jailed processes.
+	Isolation Isolation `json:"isolation,omitempty"`
+	// UnsafeNoJail runs process-isolated workers without the jail, where
+	// the kernel refuses it. For development only: a worker then has the
+	// host's privileges. Without it, an engine whose jail cannot be set up
+	// refuses to start.
+	UnsafeNoJail bool `json:"unsafeNoJail,omitempty"`
+	// Grace is how long a worker may outlive a run's wall-clock limit
+	// before it is killed and the run ends LIMIT_EXCEEDED (limit "time").
+	// Zero means DefaultGrace.
+	Grace time.Duration `json:"grace,omitempty"`
+	// PoolSize is how many runs execute at once (and, with
+	// IsolationProcess, how many workers run). Zero means the number of
 	// CPUs. Not settable per request.
 	PoolSize int `json:"poolSize,omitempty"`
 	// QueueSize is how many accepted runs may wait for a free slot; one more
@@ -106,6 +121,15 @@ func (c Config) resolve() (*resolved, error) {
 	}
 	if _, ok := r.plans[r.DefaultPlan]; !ok {
 		errs = append(errs, fmt.Errorf("defaultPlan=%q is not in plans", r.DefaultPlan))
+	}
+	if r.Isolation == "" {
+		r.Isolation = IsolationProcess
+	}
+	if r.Grace < 0 {
+		errs = append(errs, fmt.Errorf("grace=%v is negative", r.Grace))
+	}
+	if r.Grace == 0 {
+		r.Grace = DefaultGrace
 	}
 	if r.Meter == nil {
 		r.Meter = noMeter{}

@@ -21,7 +21,8 @@ import (
 // and Close it when done. An Engine is safe for concurrent use.
 type Engine struct {
 	cfg   *resolved
-	js    *jsrt.Runtime
+	js    runner // a jsrt.Runtime, or a pool of workers
+	stop  func(context.Context)
 	sched *scheduler
 	ts    *typescript.Cache
 	proxy *egress.Proxy // nil when fetch is off
@@ -47,15 +48,16 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stepbox: invalid config: egress: %w", err)
 	}
-	js, err := jsrt.New(jsrt.Config{Warm: r.Warm})
+	js, stop, err := newRunner(r)
 	if err != nil {
-		return nil, fmt.Errorf("stepbox: start JavaScript runtime: %w", err)
+		return nil, fmt.Errorf("stepbox: start the JavaScript runtime: %w", err)
 	}
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return &Engine{
 		cfg:       r,
 		js:        js,
+		stop:      stop,
 		sched:     newScheduler(r.PoolSize, r.QueueSize),
 		ts:        typescript.NewCache(0),
 		proxy:     proxy,
@@ -158,7 +160,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.closed = true
 	e.mu.Unlock()
 	if first {
-		defer e.js.Close()
+		defer e.stop(ctx)
 		defer e.py.close()
 	}
 	done := make(chan struct{})

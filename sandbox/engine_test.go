@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -16,8 +17,16 @@ import (
 // ordinary runs into timeouts; limit tests lower what they cross.
 var testPlan = sandbox.Limits{CPUMs: testenv.Scale(10_000), WallMs: testenv.Scale(20_000)}
 
+// isolation is the isolation every test engine uses: the default (jailed
+// worker processes) unless STEPBOX_TEST_ISOLATION says otherwise, so that
+// one suite checks both modes (scripts/test runs it twice).
+var isolation = sandbox.Isolation(os.Getenv("STEPBOX_TEST_ISOLATION"))
+
 func newEngine(t testing.TB, cfg sandbox.Config) *sandbox.Engine {
 	t.Helper()
+	if cfg.Isolation == "" {
+		cfg.Isolation = isolation
+	}
 	if cfg.Plans == nil {
 		cfg.Plans = map[string]sandbox.Limits{"default": testPlan}
 	}
@@ -39,7 +48,7 @@ var (
 func engine(t *testing.T) *sandbox.Engine {
 	sharedOnce.Do(func() {
 		var err error
-		shared, err = sandbox.New(sandbox.Config{Plans: map[string]sandbox.Limits{"default": testPlan}})
+		shared, err = sandbox.New(sandbox.Config{Isolation: isolation, Plans: map[string]sandbox.Limits{"default": testPlan}})
 		if err != nil {
 			t.Fatal(err)
 		}

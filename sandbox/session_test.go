@@ -121,7 +121,7 @@ func TestContextCancelAborts(t *testing.T) {
 }
 
 func TestCloseAbortsRunsInFlight(t *testing.T) {
-	e, err := sandbox.New(sandbox.Config{PoolSize: 2, Plans: map[string]sandbox.Limits{"default": {CPUMs: 3000, WallMs: 4000}}})
+	e, err := sandbox.New(sandbox.Config{Isolation: isolation, PoolSize: 2, Plans: map[string]sandbox.Limits{"default": {CPUMs: 3000, WallMs: 4000}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestCloseAbortsRunsInFlight(t *testing.T) {
 }
 
 func TestCloseWaitsForRunsToFinish(t *testing.T) {
-	e, err := sandbox.New(sandbox.Config{Plans: map[string]sandbox.Limits{"default": testPlan}})
+	e, err := sandbox.New(sandbox.Config{Isolation: isolation, Plans: map[string]sandbox.Limits{"default": testPlan}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,8 +29,8 @@
 //	    │                                                  │
 //	    │── execute {runId, code, input, limits} ─────────▶│ one run at a time
 //	    │◀───────────── event {runId, status|console} ─────│ host recounts each
-//	    │◀───────────── event {runId, data_request id} ────│ against the limits
-//	    │── reply {runId, id, value|error} ───────────────▶│
+//	    │◀──── event {runId, data_request|fetch_request} ──│ against the limits
+//	    │── reply {runId, id, value|error|limit} ─────────▶│ same id
 //	    │                       ...                        │
 //	    │── abort {runId, reason}  (ctx ended) ───────────▶│ cancels the run
 //	    │◀─────────── terminal {runId, result|error} ──────│ exactly one per run

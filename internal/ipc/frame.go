@@ -176,8 +176,9 @@ var knownCodes = map[Code]bool{
 
 // CheckEvent reports whether ev has exactly the payload its kind carries.
 func CheckEvent(ev *Event) error {
-	type parts struct{ status, console, dataRequest, fetch, result, failure bool }
-	got := parts{len(ev.Status) > 0, ev.Console != nil, ev.DataRequest != nil, len(ev.Fetch) > 0, ev.Result != nil, ev.Error != nil}
+	type parts struct{ status, console, dataRequest, fetch, fetchRequest, result, failure bool }
+	got := parts{len(ev.Status) > 0, ev.Console != nil, ev.DataRequest != nil, len(ev.Fetch) > 0, ev.FetchRequest != nil,
+		ev.Result != nil, ev.Error != nil}
 	var want parts
 	switch ev.Kind {
 	case KindStatus:
@@ -188,6 +189,8 @@ func CheckEvent(ev *Event) error {
 		want.dataRequest = true
 	case KindFetch:
 		want.fetch = true
+	case KindFetchRequest:
+		want.fetchRequest = true
 	case KindResult:
 		want.result = true
 	case KindError:
@@ -204,6 +207,8 @@ func CheckEvent(ev *Event) error {
 	switch {
 	case ev.Result != nil && len(ev.Result.Value) == 0:
 		return errors.New("result event without a value")
+	case ev.FetchRequest != nil && len(ev.FetchRequest.Request) == 0:
+		return errors.New("fetch request event without a request")
 	case ev.Error != nil && !knownCodes[ev.Error.Code]:
 		return fmt.Errorf("error event with unknown code %.32q", ev.Error.Code)
 	}

@@ -25,7 +25,9 @@
 // 4 (pool puts its pipes there with exec.Cmd.ExtraFiles). Standard input and
 // output are not used: a stray print from a library cannot corrupt the
 // protocol. Standard error stays open for the Go runtime's panic and fatal
-// error reports; the host logs what it reads there.
+// error reports; the host logs what it reads there. Any other descriptor the
+// process inherited (one the host itself inherited without close-on-exec)
+// is closed after Config.Enter, before the worker serves.
 //
 // # Trust
 //
@@ -130,21 +132,32 @@ func Main(cfg Config) int {
 var errHostGone = errors.New("worker: the host is gone")
 
 func serve(cfg Config) error {
+	// The worker owns its descriptors: the host sees end of file however
+	// it ends.
+	for _, f := range []*os.File{cfg.In, cfg.Out} {
+		if f != nil {
+			defer f.Close()
+		}
+	}
 	if cfg.In == nil && cfg.Out == nil {
 		if v := os.Getenv(EnvSwitch); v != SwitchValue {
 			return fmt.Errorf("%s=%q: this binary speaks protocol %s", EnvSwitch, v, SwitchValue)
 		}
 		cfg.WatchParent = true
 	}
-	// Nothing started by the worker needs the switch; a child that saw it
-	// would try to become a worker itself.
-	_ = os.Unsetenv(EnvSwitch)
 	if cfg.Enter != nil {
 		if err := cfg.Enter(); err != nil {
 			return fmt.Errorf("enter jail: %w", err)
 		}
 	}
+	// Nothing started by the worker needs the switch; a child that saw it
+	// would try to become a worker itself. Not before Enter: a jail that
+	// re-executes the process needs the switch to come back here.
+	_ = os.Unsetenv(EnvSwitch)
 	in, out := cfg.In, cfg.Out
+	if in == nil && out == nil {
+		closeInherited()
+	}
 	if in == nil {
 		in = os.NewFile(InFD, "stepbox-in")
 	}

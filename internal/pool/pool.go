@@ -1,0 +1,551 @@
+// Package pool is the host side of the worker processes: it starts Size
+// workers by re-executing the host's own binary (see package worker), hands
+// each run to a free one over the ipc frame protocol, recounts what the
+// worker reports against the run's limits, keeps the run's deadline, and
+// kills and replaces a worker that dies, hangs or misbehaves. Only the run
+// on that worker fails.
+//
+//	p, err := pool.New(pool.Config{Size: 4})
+//	...
+//	ev := p.Run(ctx, jsrt.Job{Code: code, Limits: lim, Host: host, Replies: replies})
+//	...
+//	err = p.Close(ctx)
+//
+// (*Pool).Run has the semantics of (*jsrt.Runtime).Run, so a caller can use
+// either: the pool is the process-isolated one.
+//
+// The host binary must let a worker take over early; see package worker.
+package pool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"os/exec"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+)
+
+// Defaults for the zero values of Config.
+const (
+	DefaultGrace        = time.Second
+	DefaultStartTimeout = 10 * time.Second
+	DefaultStopTimeout  = time.Second
+	DefaultPingInterval = 10 * time.Second
+)
+
+// Restart backoff of a slot whose workers keep failing to start: the first
+// retry waits minRestartDelay, each further one twice as long, up to
+// maxRestartDelay.
+const (
+	minRestartDelay = 50 * time.Millisecond
+	maxRestartDelay = 5 * time.Second
+	// failingAfter is how many failed starts in a row make a slot count as
+	// failing; when every slot is failing, Run refuses at once.
+	failingAfter = 3
+)
+
+// Config configures a Pool. It is plain data apart from its function
+// fields: the zero value of each field means the documented default.
+type Config struct {
+	// Size is the number of worker processes, each running one run at a
+	// time. Zero means runtime.NumCPU().
+	Size int
+
+	// Warm is how many pre-bootstrapped VMs each worker keeps ready
+	// (jsrt.Config.Warm): zero means jsrt.DefaultWarm, negative none.
+	Warm int
+
+	// Grace is how long past a run's wall-clock limit (or past an abort)
+	// the host waits for the worker's terminal frame before it SIGKILLs
+	// the worker. Zero means DefaultGrace (1s).
+	Grace time.Duration
+
+	// StartTimeout bounds a worker's start, from exec to its hello. Zero
+	// means DefaultStartTimeout (10s).
+	StartTimeout time.Duration
+
+	// StopTimeout is how long Close waits for a worker to exit after
+	// closing its input before it SIGKILLs it. Zero means
+	// DefaultStopTimeout (1s).
+	StopTimeout time.Duration
+
+	// PingInterval is how often an idle worker is pinged; one that has
+	// not answered within Grace is killed and replaced. Zero means
+	// DefaultPingInterval (10s); negative means never.
+	PingInterval time.Duration
+
+	// MaxFrameBytes is the largest frame body either side sends, in
+	// bytes. A run's code and input, each event, each reply and the
+	// result must fit in one frame with a few hundred bytes to spare; keep
+	// the limits' byte caps below it. Zero means ipc.DefaultMaxFrameBytes
+	// (64 MiB).
+	MaxFrameBytes int
+
+	// Command returns the command that starts one worker: a binary that
+	// hands control to worker.Main when worker.EnvSwitch is set. Nil means
+	// DefaultCommand (re-execute this binary). The pool adds the switch to
+	// cmd.Env (a nil Env is empty: workers never inherit the host's
+	// environment), its two pipes as ExtraFiles (Command must leave
+	// ExtraFiles empty), standard error and SysProcAttr (Pdeathsig
+	// SIGKILL and a process group of its own) unless Prepare set one.
+	Command func() (*exec.Cmd, error)
+
+	// Prepare, if set, confines a worker before it starts (see
+	// internal/jail): it may set cmd.SysProcAttr, add to cmd.Env and append
+	// to cmd.ExtraFiles. The pool calls the Handle's Started with the pid
+	// after cmd.Start and Cleanup after the worker has been reaped. An
+	// error counts as a failed start. On error it must return a nil
+	// Handle.
+	Prepare func(cmd *exec.Cmd) (Handle, error)
+
+	// Logger receives worker starts, deaths, kills and their standard
+	// error. Nil means none.
+	Logger *slog.Logger
+}
+
+// Handle is a prepared worker's confinement; *jail.Handle is one.
+type Handle interface {
+	// Started is called with the worker's pid after cmd.Start. An error
+	// kills the worker.
+	Started(pid int) error
+	// Cleanup is called once the worker has been reaped.
+	Cleanup() error
+}
+
+// Log attribute names.
+const (
+	logSlot   = "slot"
+	logPID    = "pid"
+	logRun    = "run"
+	logErr    = "err"
+	logStatus = "status"
+	logReason = "reason"
+	logStderr = "stderr"
+	logDelay  = "delay"
+)
+
+func (c Config) withDefaults() (Config, error) {
+	var errs []error
+	neg := func(name string, v int64) {
+		if v < 0 {
+			errs = append(errs, fmt.Errorf("pool: %s=%d is negative", name, v))
+		}
+	}
+	neg("Size", int64(c.Size))
+	neg("Grace", int64(c.Grace))
+	neg("StartTimeout", int64(c.StartTimeout))
+	neg("StopTimeout", int64(c.StopTimeout))
+	neg("MaxFrameBytes", int64(c.MaxFrameBytes))
+	if c.MaxFrameBytes > math.MaxUint32 {
+		errs = append(errs, fmt.Errorf("pool: MaxFrameBytes=%d does not fit the 4-byte length prefix", c.MaxFrameBytes))
+	} else if c.MaxFrameBytes > 0 && c.MaxFrameBytes < 64<<10 {
+		errs = append(errs, fmt.Errorf("pool: MaxFrameBytes=%d is below the minimum of 64 KiB", c.MaxFrameBytes))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return c, err
+	}
+	if c.Size == 0 {
+		c.Size = runtime.NumCPU()
+	}
+	if c.Grace == 0 {
+		c.Grace = DefaultGrace
+	}
+	if c.StartTimeout == 0 {
+		c.StartTimeout = DefaultStartTimeout
+	}
+	if c.StopTimeout == 0 {
+		c.StopTimeout = DefaultStopTimeout
+	}
+	if c.PingInterval == 0 {
+		c.PingInterval = DefaultPingInterval
+	}
+	if c.MaxFrameBytes == 0 {
+		c.MaxFrameBytes = ipc.DefaultMaxFrameBytes
+	}
+	if c.Command == nil {
+		c.Command = DefaultCommand
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return c, nil
+}
+
+// ErrClosed is the cause of runs refused because the pool is closed.
+var ErrClosed = errors.New("pool: closed")
+
+// Pool runs steps in worker processes. It is safe for concurrent use.
+//
+// Run takes a free worker, waiting for one when all are busy: the caller
+// (the engine's scheduler) bounds the runs in flight and queues the rest.
+// Close stops the workers; it lets runs in flight finish first.
+type Pool struct {
+	cfg    Config
+	log    *slog.Logger
+	runSeq atomic.Uint64
+
+	spawnc    chan spawnRequest // to the spawner goroutine
+	spawnDone chan struct{}     // closed to stop the spawner
+	spawnWG   sync.WaitGroup
+
+	abortAll chan struct{}  // closed when Close's ctx ended: abort the runs in flight
+	stop     chan struct{}  // closed when the slots must stop their workers
+	wg       sync.WaitGroup // slot supervisors
+	procs    sync.WaitGroup // per-worker goroutines (reader, waiter)
+	runs     sync.WaitGroup // runs in Run; Add only under mu while !closed
+
+	abortOnce, stopOnce sync.Once
+
+	mu       sync.Mutex
+	closed   bool          // guarded by mu
+	active   int           // guarded by mu: runs in Run, as counted by runs
+	slots    []*slot       // guarded by mu
+	idle     []*proc       // guarded by mu: started workers waiting for a run
+	changed  chan struct{} // guarded by mu: closed and replaced when idle or the slots change
+	restarts int           // guarded by mu
+	lastErr  error         // guarded by mu
+	lastAt   time.Time     // guarded by mu
+}
+
+// slot is one place for a worker; its supervisor goroutine keeps it filled.
+type slot struct {
+	index    int
+	w        *proc     // guarded by Pool.mu: the started worker, nil between workers
+	failures int       // guarded by Pool.mu: failed starts in a row
+	attempts int       // guarded by Pool.mu
+	retryAt  time.Time // guarded by Pool.mu: when the next start is due
+}
+
+// New validates cfg and starts the workers in the background. Runs
+// submitted before a worker is up wait for one; use Ready to wait for all.
+func New(cfg Config) (*Pool, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	p := &Pool{
+		cfg:       c,
+		log:       c.Logger,
+		spawnc:    make(chan spawnRequest),
+		spawnDone: make(chan struct{}),
+		abortAll:  make(chan struct{}),
+		stop:      make(chan struct{}),
+		changed:   make(chan struct{}),
+	}
+	p.spawnWG.Add(1) // Done when the spawner returns, at the end of Close.
+	go p.spawner()
+	for i := range c.Size {
+		s := &slot{index: i}
+		p.slots = append(p.slots, s)
+		p.wg.Add(1) // Done when the supervisor returns, after stop.
+		go p.supervise(s)
+	}
+	return p, nil
+}
+
+// notifyLocked wakes everyone waiting for a change.
+//
+// Preconditions: p.mu is held.
+func (p *Pool) notifyLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// Ready blocks until every worker has started, or ctx ends (returning its
+// error), or the pool is closed (ErrClosed).
+func (p *Pool) Ready(ctx context.Context) error {
+	for {
+		p.mu.Lock()
+		up := 0
+		for _, s := range p.slots {
+			if s.w != nil {
+				up++
+			}
+		}
+		changed, closed := p.changed, p.closed
+		p.mu.Unlock()
+		switch {
+		case closed:
+			return ErrClosed
+		case up == len(p.slots):
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Close stops the pool: it refuses new runs, lets the runs in flight finish
+// until ctx ends, then aborts them (each still returns its one terminal
+// event, ABORTED unless it finished first), and then stops every worker:
+// it closes its input, waits StopTimeout for it to exit, SIGKILLs it and
+// reaps it. Close returns ctx's error if it had to abort runs. It is
+// idempotent; later calls wait like the first.
+func (p *Pool) Close(ctx context.Context) error {
+	p.mu.Lock()
+	p.closed = true
+	p.notifyLocked()
+	p.mu.Unlock()
+
+	done := make(chan struct{})
+	go func() { p.runs.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		p.mu.Lock()
+		if p.active > 0 {
+			err = ctx.Err()
+		}
+		p.mu.Unlock()
+		p.abortOnce.Do(func() { close(p.abortAll) })
+		<-done
+	}
+	p.stopOnce.Do(func() { close(p.stop) })
+	p.wg.Wait()
+	p.procs.Wait()
+	p.closeSpawner()
+	return err
+}
+
+// Health is a snapshot of the pool's workers.
+type Health struct {
+	Size int // configured workers
+	Up   int // started and alive
+	Busy int // running a step
+	// Restarts counts the starts after each slot's first: replacements of
+	// workers that died or were killed, and retries of failed starts.
+	Restarts int
+	// Failing counts the slots whose last failingAfter (3) or more starts
+	// failed; they retry with exponential backoff.
+	Failing     int
+	LastError   string    // the last failed start, unexpected death or kill for misbehaviour
+	LastErrorAt time.Time // when it happened
+	Workers     []WorkerHealth
+}
+
+// WorkerHealth describes one worker process.
+type WorkerHealth struct {
+	PID     int // the host's view of the worker's pid
+	Busy    bool
+	Runs    int // runs completed with a terminal frame
+	Started time.Time
+}
+
+// Health returns a snapshot of the pool's workers.
+func (p *Pool) Health() Health {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	h := Health{Size: len(p.slots), Restarts: p.restarts, LastErrorAt: p.lastAt}
+	if p.lastErr != nil {
+		h.LastError = p.lastErr.Error()
+	}
+	for _, s := range p.slots {
+		if s.failures >= failingAfter {
+			h.Failing++
+		}
+		w := s.w
+		if w == nil {
+			continue
+		}
+		h.Up++
+		busy := !slices.Contains(p.idle, w)
+		if busy {
+			h.Busy++
+		}
+		h.Workers = append(h.Workers, WorkerHealth{PID: w.pid, Busy: busy, Runs: int(w.runs.Load()), Started: w.started})
+	}
+	return h
+}
+
+// supervise keeps slot s filled with a worker until the pool stops.
+func (p *Pool) supervise(s *slot) {
+	defer p.wg.Done()
+	for {
+		p.mu.Lock()
+		wait := time.Until(s.retryAt)
+		p.mu.Unlock()
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-p.stop:
+				t.Stop()
+				return
+			}
+		}
+		select {
+		case <-p.stop:
+			return
+		default:
+		}
+		w, err := p.startWorker(s.index)
+		p.mu.Lock()
+		if s.attempts > 0 {
+			p.restarts++
+		}
+		s.attempts++
+		if err != nil {
+			p.failedLocked(s, err)
+			p.mu.Unlock()
+			continue
+		}
+		s.w = w
+		p.idle = append(p.idle, w)
+		p.notifyLocked()
+		p.mu.Unlock()
+		p.log.Debug("worker started", logSlot, s.index, logPID, w.pid)
+
+		stopped := p.watch(w)
+
+		p.mu.Lock()
+		s.w = nil
+		p.removeIdleLocked(w)
+		switch {
+		case stopped:
+		case w.runs.Load() > 0 || w.diedBusy || w.killedByHost():
+			// It served, or its run (the guest) or the host ended it:
+			// not a failure to start.
+			s.failures = 0
+			if r := w.killReason(); r != "" {
+				p.lastErr, p.lastAt = fmt.Errorf("pool: worker %d killed: it %s", w.pid, r), time.Now()
+			} else if !w.killedByHost() {
+				p.lastErr, p.lastAt = fmt.Errorf("pool: worker %d died: %s", w.pid, w.exitStatus()), time.Now()
+			}
+		default:
+			p.failedLocked(s, fmt.Errorf("pool: worker %d exited while idle: %s", w.pid, w.exitStatus()))
+		}
+		p.notifyLocked()
+		p.mu.Unlock()
+		if stopped {
+			return
+		}
+	}
+}
+
+// failedLocked records a failed start of slot s and schedules the retry.
+//
+// Preconditions: p.mu is held.
+func (p *Pool) failedLocked(s *slot, err error) {
+	s.failures++
+	delay := min(maxRestartDelay, minRestartDelay<<min(s.failures-1, 16))
+	s.retryAt = time.Now().Add(delay)
+	p.lastErr, p.lastAt = err, time.Now()
+	p.notifyLocked()
+	p.log.Warn("worker failed", logSlot, s.index, logErr, err, logDelay, delay)
+}
+
+// Preconditions: p.mu is held.
+func (p *Pool) removeIdleLocked(w *proc) {
+	if i := slices.Index(p.idle, w); i >= 0 {
+		p.idle = slices.Delete(p.idle, i, i+1)
+	}
+}
+
+// watch supervises a started worker until it exits (false) or the pool
+// stops (true, after stopping the worker).
+func (p *Pool) watch(w *proc) (stopped bool) {
+	var tick <-chan time.Time
+	if p.cfg.PingInterval > 0 {
+		t := time.NewTicker(p.cfg.PingInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-w.exited:
+			w.logExit()
+			return false
+		case <-p.stop:
+			w.shutdown(p.cfg.StopTimeout)
+			return true
+		case <-tick:
+			p.mu.Lock()
+			idle := slices.Contains(p.idle, w)
+			p.mu.Unlock()
+			if idle {
+				w.ping(p.cfg.Grace)
+			}
+		}
+	}
+}
+
+// acquire takes an idle worker, waiting for one until ctx ends. It fails at
+// once when every slot is failing to start workers.
+func (p *Pool) acquire(ctx context.Context) (*proc, *ipc.Failure) {
+	for {
+		p.mu.Lock()
+		for len(p.idle) > 0 {
+			w := p.idle[0]
+			p.idle = p.idle[1:]
+			if w.usable() {
+				p.mu.Unlock()
+				return w, nil
+			}
+		}
+		changed := p.changed
+		failing := true
+		for _, s := range p.slots {
+			if s.w != nil || s.failures < failingAfter {
+				failing = false
+			}
+		}
+		lastErr := p.lastErr
+		p.mu.Unlock()
+		if failing {
+			return nil, &ipc.Failure{Code: ipc.CodeUnavailable, Message: fmt.Sprintf("no worker process could be started: %v", lastErr)}
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, &ipc.Failure{Code: ipc.CodeAborted, Message: abortMessage(ctx)}
+		case <-p.abortAll:
+			return nil, &ipc.Failure{Code: ipc.CodeAborted, Message: "the run was aborted: " + errPoolClosing}
+		}
+	}
+}
+
+// release returns w to the idle list after a run that ended with its
+// terminal frame; any other worker is killed, and its slot replaces it.
+func (p *Pool) release(w *proc) {
+	if !w.reusable() {
+		w.kill("")
+		return
+	}
+	p.mu.Lock()
+	p.idle = append(p.idle, w)
+	p.notifyLocked()
+	p.mu.Unlock()
+}
+
+// enter admits a run unless the pool is closed.
+func (p *Pool) enter() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	p.active++
+	p.runs.Add(1) // Done in leave, when Run returns.
+	return true
+}
+
+// leave ends a run admitted by enter.
+func (p *Pool) leave() {
+	p.mu.Lock()
+	p.active--
+	p.mu.Unlock()
+	p.runs.Done()
+}

@@ -1,0 +1,473 @@
+package pool
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/worker"
+)
+
+// DefaultCommand re-executes the running binary as a worker: on Linux
+// through /proc/self/exe, so that a binary replaced on disk since the host
+// started cannot slip in; elsewhere through os.Executable.
+func DefaultCommand() (*exec.Cmd, error) {
+	path := "/proc/self/exe"
+	if runtime.GOOS != "linux" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("pool: find own executable: %w", err)
+		}
+		path = exe
+	}
+	return &exec.Cmd{Path: path, Args: []string{"stepbox-worker"}}, nil
+}
+
+// spawnRequest asks the spawner goroutine to start a command.
+type spawnRequest struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+// spawner starts every worker from one OS thread that nothing else runs
+// on. Linux delivers a child's parent-death signal when the thread that
+// forked it exits, not the process: if workers were forked from arbitrary
+// threads, a thread retired by the Go runtime (after a goroutine that had
+// locked it exits) would SIGKILL healthy workers.
+func (p *Pool) spawner() {
+	defer p.spawnWG.Done()
+	runtime.LockOSThread()
+	// Never unlocked: when the spawner returns, at the end of Close, its
+	// thread exits, and the kernel kills any worker it started that is
+	// somehow still alive.
+	for {
+		select {
+		case r := <-p.spawnc:
+			r.done <- r.cmd.Start()
+		case <-p.spawnDone:
+			return
+		}
+	}
+}
+
+func (p *Pool) spawn(cmd *exec.Cmd) error {
+	r := spawnRequest{cmd: cmd, done: make(chan error, 1)}
+	select {
+	case p.spawnc <- r:
+	case <-p.spawnDone:
+		return ErrClosed
+	}
+	return <-r.done
+}
+
+func (p *Pool) closeSpawner() {
+	p.mu.Lock()
+	select {
+	case <-p.spawnDone:
+	default:
+		close(p.spawnDone)
+	}
+	p.mu.Unlock()
+	p.spawnWG.Wait()
+}
+
+// proc is the host's handle on one worker process.
+type proc struct {
+	p       *Pool
+	slot    int
+	cmd     *exec.Cmd
+	pid     int
+	started time.Time
+	handle  Handle
+	in      *os.File // our end of the worker's descriptor 3
+	out     *os.File // our end of the worker's descriptor 4
+	w       *ipc.FrameWriter
+	r       *ipc.FrameReader // owned by the handshake, then by the reader goroutine
+	stderr  *tailWriter
+
+	frames     chan *ipc.Frame // run frames from the reader; closed when it stops
+	readerDone chan struct{}   // closed when the reader stops (or never started)
+	killed     chan struct{}   // closed by the first kill
+	exited     chan struct{}   // closed once the process has been reaped
+	state      *os.ProcessState
+	diedBusy   bool // set with state, before exited is closed
+
+	busy  atomic.Bool   // a run is in progress: set by Run, cleared by the reader at the run's terminal
+	runID atomic.Uint64 // the run in progress
+	runs  atomic.Int64  // runs that ended with a terminal frame
+
+	pingSeq  uint64    // owned by the slot's supervisor
+	pingAt   time.Time // owned by the slot's supervisor
+	pingRuns int64     // owned by the slot's supervisor
+	pong     atomic.Uint64
+
+	mu         sync.Mutex
+	reason     string // guarded by mu: why the host killed the worker, if it said
+	hostKilled bool   // guarded by mu: the host killed it while it was alive
+}
+
+// startWorker starts one worker and completes its handshake.
+func (p *Pool) startWorker(slot int) (_ *proc, err error) {
+	cmd, err := p.cfg.Command()
+	if err != nil {
+		return nil, fmt.Errorf("pool: worker command: %w", err)
+	}
+	switch {
+	case cmd == nil:
+		return nil, errors.New("pool: Command returned no command")
+	case cmd.Process != nil:
+		return nil, errors.New("pool: Command returned a started command")
+	case len(cmd.ExtraFiles) > 0 || cmd.SysProcAttr != nil:
+		return nil, errors.New("pool: Command must leave ExtraFiles and SysProcAttr to the pool")
+	}
+	toWorker, in, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("pool: pipe: %w", err)
+	}
+	out, fromWorker, err := os.Pipe()
+	if err != nil {
+		toWorker.Close()
+		in.Close()
+		return nil, fmt.Errorf("pool: pipe: %w", err)
+	}
+	childEnds := []*os.File{toWorker, fromWorker}
+	closeAll := func() {
+		for _, f := range []*os.File{toWorker, fromWorker, in, out} {
+			f.Close()
+		}
+	}
+	env := make([]string, 0, len(cmd.Env)+1)
+	for _, kv := range cmd.Env {
+		if !strings.HasPrefix(kv, worker.EnvSwitch+"=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, worker.EnvSwitch+"="+worker.SwitchValue)
+	cmd.ExtraFiles = childEnds // descriptors 3 and 4: worker.InFD, worker.OutFD
+	cmd.Stdin, cmd.Stdout = nil, nil
+	tail := &tailWriter{max: 4 << 10}
+	cmd.Stderr = tail
+	cmd.WaitDelay = p.cfg.StopTimeout
+
+	var h Handle
+	if p.cfg.Prepare != nil {
+		if h, err = p.cfg.Prepare(cmd); err != nil {
+			closeAll()
+			return nil, fmt.Errorf("pool: prepare worker: %w", err)
+		}
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = sysProcAttr()
+	} else {
+		harden(cmd.SysProcAttr)
+	}
+	if err := p.spawn(cmd); err != nil {
+		closeAll()
+		if h != nil {
+			_ = h.Cleanup()
+		}
+		return nil, fmt.Errorf("pool: start worker: %w", err)
+	}
+	for _, f := range childEnds {
+		f.Close()
+	}
+	w := &proc{
+		p: p, slot: slot, cmd: cmd, pid: cmd.Process.Pid, started: time.Now(), handle: h,
+		in: in, out: out,
+		w:          ipc.NewFrameWriter(in, p.cfg.MaxFrameBytes),
+		r:          ipc.NewFrameReader(out, p.cfg.MaxFrameBytes),
+		stderr:     tail,
+		frames:     make(chan *ipc.Frame),
+		readerDone: make(chan struct{}),
+		killed:     make(chan struct{}),
+		exited:     make(chan struct{}),
+	}
+	p.procs.Add(1) // Done when wait has reaped the process.
+	go w.wait()
+	fail := func(err error) (*proc, error) {
+		w.kill("")
+		close(w.readerDone)
+		<-w.exited
+		w.out.Close()
+		return nil, fmt.Errorf("pool: worker %d: %w (%s)", w.pid, err, w.exitStatus())
+	}
+	if h != nil {
+		if err := h.Started(w.pid); err != nil {
+			return fail(err)
+		}
+	}
+	if err := w.handshake(p.cfg.StartTimeout); err != nil {
+		return fail(err)
+	}
+	p.procs.Add(1) // Done when readLoop returns.
+	go w.readLoop()
+	return w, nil
+}
+
+func (w *proc) handshake(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameHello, Hello: &ipc.Hello{
+		Protocol: ipc.ProtocolVersion, MaxFrameBytes: w.p.cfg.MaxFrameBytes, Warm: w.p.cfg.Warm}}, w.p.cfg.MaxFrameBytes)
+	if err != nil {
+		return err
+	}
+	if err := w.w.WriteEncoded(b, deadline); err != nil {
+		return fmt.Errorf("send hello: %w", err)
+	}
+	if err := w.out.SetReadDeadline(deadline); err != nil {
+		return fmt.Errorf("handshake: %w", err)
+	}
+	// Close must not wait StartTimeout for a worker that is slow to start.
+	done, watched := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-w.p.stop:
+			_ = w.out.SetReadDeadline(time.Now())
+		case <-done:
+		}
+	}()
+	f, err := w.r.Read()
+	close(done)
+	<-watched
+	_ = w.out.SetReadDeadline(time.Time{})
+	switch {
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return errors.New("exited before its hello")
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return fmt.Errorf("no hello within %v", timeout)
+	case err != nil:
+		return fmt.Errorf("handshake: %w", err)
+	case f.Type != ipc.FrameHello:
+		return fmt.Errorf("handshake: first frame is %s, not hello", f.Type)
+	case f.Hello.Protocol != ipc.ProtocolVersion:
+		return fmt.Errorf("handshake: the worker speaks protocol %d, the host %d", f.Hello.Protocol, ipc.ProtocolVersion)
+	}
+	return nil
+}
+
+// wait reaps the process.
+func (w *proc) wait() {
+	defer w.p.procs.Done()
+	_ = w.cmd.Wait()
+	w.state = w.cmd.ProcessState
+	w.diedBusy = w.busy.Load()
+	// A Run writing to the dead worker fails at once.
+	w.in.Close()
+	close(w.exited)
+	if w.handle != nil {
+		if err := w.handle.Cleanup(); err != nil {
+			w.p.log.Warn("worker cleanup", logPID, w.pid, logErr, err)
+		}
+	}
+	// The reader sees end of file when the worker's descriptors close; a
+	// grandchild that still holds one must not keep it waiting.
+	t := time.NewTimer(w.p.cfg.StopTimeout)
+	defer t.Stop()
+	select {
+	case <-w.readerDone:
+	case <-t.C:
+		w.out.Close()
+	}
+}
+
+// readLoop reads the worker's frames. It answers for the protocol rules
+// that hold whether or not a run is in progress, and passes run frames to
+// Run through w.frames.
+func (w *proc) readLoop() {
+	defer w.p.procs.Done()
+	defer close(w.readerDone)
+	defer close(w.frames)
+	defer w.out.Close()
+	for {
+		f, err := w.r.Read()
+		if err != nil {
+			if errors.Is(err, ipc.ErrFrameInvalid) || errors.Is(err, ipc.ErrFrameTooLarge) {
+				w.kill("sent a bad frame: " + err.Error())
+			}
+			return
+		}
+		switch {
+		case f.Type == ipc.FramePong:
+			w.pong.Store(f.Seq)
+			continue
+		case !w.busy.Load():
+			w.kill(fmt.Sprintf("sent a %s frame while idle", f.Type))
+			return
+		case f.Type == ipc.FrameTerminal && f.RunID == w.runID.Load():
+			// Idle from here on: anything more before the next execute
+			// is a violation.
+			w.busy.Store(false)
+		}
+		select {
+		case w.frames <- f:
+		case <-w.killed:
+			return
+		}
+	}
+}
+
+// begin marks the worker busy with run id; the execute frame follows.
+func (w *proc) begin(id uint64) {
+	w.runID.Store(id)
+	w.busy.Store(true)
+}
+
+// kill SIGKILLs the worker. reason, if not empty, says why the host did it
+// (the first reason given wins); an empty reason is cleanup.
+func (w *proc) kill(reason string) {
+	w.mu.Lock()
+	if w.reason == "" {
+		w.reason = reason
+	}
+	first := true
+	select {
+	case <-w.killed:
+		first = false
+	default:
+		close(w.killed)
+		select {
+		case <-w.exited:
+		default:
+			w.hostKilled = true
+		}
+	}
+	w.mu.Unlock()
+	if first {
+		_ = w.cmd.Process.Kill()
+		if reason != "" {
+			w.p.log.Warn("worker killed", logSlot, w.slot, logPID, w.pid, logReason, reason)
+		}
+	}
+}
+
+func (w *proc) killReason() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.reason
+}
+
+func (w *proc) killedByHost() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.hostKilled
+}
+
+// usable reports whether the worker is alive and not condemned.
+func (w *proc) usable() bool {
+	select {
+	case <-w.killed:
+		return false
+	case <-w.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// reusable reports whether the worker can take another run.
+func (w *proc) reusable() bool { return w.usable() && !w.busy.Load() }
+
+// lost kills what is left of the worker, waits until it has been reaped,
+// and says what happened to it.
+func (w *proc) lost() string {
+	w.kill("")
+	<-w.exited
+	if r := w.killReason(); r != "" {
+		return "the worker process broke the protocol and was killed: it " + r
+	}
+	return fmt.Sprintf("the worker process running the step died (%s)", w.exitStatus())
+}
+
+// exitStatus describes how the process ended ("exit status 3", "signal:
+// killed"). Call it after exited is closed.
+func (w *proc) exitStatus() string {
+	if w.state == nil {
+		return "not reaped"
+	}
+	return w.state.String()
+}
+
+func (w *proc) logExit() {
+	attrs := []any{logSlot, w.slot, logPID, w.pid, logStatus, w.exitStatus()}
+	if s := w.stderr.String(); s != "" {
+		attrs = append(attrs, logStderr, s)
+	}
+	if w.killedByHost() {
+		w.p.log.Debug("worker exited", attrs...)
+		return
+	}
+	w.p.log.Warn("worker died", attrs...)
+}
+
+// write sends an encoded frame; a write still blocked at deadline fails.
+func (w *proc) write(b []byte, deadline time.Time) error {
+	return w.w.WriteEncoded(b, deadline)
+}
+
+// ping sends an idle worker a ping. A worker that stayed idle and has not
+// answered the previous ping within timeout is killed instead.
+func (w *proc) ping(timeout time.Duration) {
+	if w.pingSeq != 0 && w.pong.Load() < w.pingSeq && w.runs.Load() == w.pingRuns && !w.busy.Load() {
+		if time.Since(w.pingAt) < timeout {
+			return // still waiting for the answer
+		}
+		w.kill(fmt.Sprintf("did not answer a ping within %v", timeout))
+		return
+	}
+	w.pingSeq++
+	w.pingAt = time.Now()
+	w.pingRuns = w.runs.Load()
+	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FramePing, Seq: w.pingSeq}, w.p.cfg.MaxFrameBytes)
+	if err != nil {
+		panic(err)
+	}
+	if err := w.write(b, time.Now().Add(timeout)); err != nil && w.usable() {
+		w.kill("did not read its input")
+	}
+}
+
+// shutdown stops an idle worker: it closes the worker's input, waits up to
+// timeout for it to exit, then SIGKILLs it, and returns once it is reaped.
+func (w *proc) shutdown(timeout time.Duration) {
+	w.in.Close()
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case <-w.exited:
+	case <-t.C:
+		w.kill("")
+		<-w.exited
+	}
+}
+
+// tailWriter keeps the last max bytes written to it.
+type tailWriter struct {
+	mu  sync.Mutex
+	max int
+	buf []byte // guarded by mu
+}
+
+func (t *tailWriter) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tailWriter) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}

@@ -1,0 +1,406 @@
+package pool
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/jsrt"
+)
+
+// errPoolClosing is the reason given to runs aborted by Close.
+const errPoolClosing = "the pool is closing"
+
+// Run executes one step in a worker process and returns its terminal
+// event, with the semantics of (*jsrt.Runtime).Run: it blocks until the
+// step ends, by returning or throwing, by crossing a limit, or because ctx
+// ended (ABORTED); every call returns exactly one terminal event; non-
+// terminal events go to job.Host.Emit in order, and job.Replies is read
+// for the answers to data requests. Stats.QueueMs is left for the caller.
+//
+// On top of that, the worker's failures end the run: a worker that dies
+// is CRASHED; one that breaks the protocol or reports more than the run's
+// limits allow is killed (CRASHED); one that has not answered Grace after
+// the wall-clock limit is killed (LIMIT_EXCEEDED, limit "time"). The
+// worker is then replaced; other runs are not affected.
+//
+// Run waits for a free worker if all are busy, until ctx ends. It returns
+// UNAVAILABLE at once if the pool is closed or no worker can be started.
+func (p *Pool) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
+	start := time.Now()
+	lim := job.Limits
+	if len(job.Code) > lim.MaxCodeBytes {
+		return failure(&ipc.Failure{Code: ipc.CodeValidation, Limit: ipc.LimitCode,
+			Message: fmt.Sprintf("code is %d bytes, more than maxCodeBytes=%d", len(job.Code), lim.MaxCodeBytes)}, since(start))
+	}
+	if !p.enter() {
+		return failure(&ipc.Failure{Code: ipc.CodeUnavailable, Message: "the worker pool is closed"}, ipc.Stats{})
+	}
+	defer p.leave()
+
+	id := p.runSeq.Add(1)
+	input := job.Input
+	if len(bytes.TrimSpace(input)) == 0 {
+		input = nil
+	}
+	frame, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameExecute, RunID: id,
+		Execute: &ipc.Execute{Code: job.Code, Input: input, Limits: lim}}, p.cfg.MaxFrameBytes)
+	if err != nil {
+		f := &ipc.Failure{Code: ipc.CodeValidation, Message: "input is not valid JSON"}
+		if errors.Is(err, ipc.ErrFrameTooLarge) {
+			f = &ipc.Failure{Code: ipc.CodeValidation, Limit: ipc.LimitFrameBytes,
+				Message: fmt.Sprintf("code and input are larger than the worker bridge allows (%d bytes)", p.cfg.MaxFrameBytes)}
+		}
+		return failure(f, since(start))
+	}
+	w, f := p.acquire(ctx)
+	if f != nil {
+		return failure(f, since(start))
+	}
+	if ctx.Err() != nil {
+		p.release(w)
+		return failure(&ipc.Failure{Code: ipc.CodeAborted, Message: abortMessage(ctx)}, since(start))
+	}
+	ev := p.execute(ctx, w, id, frame, job, start)
+	p.release(w)
+	return ev
+}
+
+// execute runs one step on w, which Run has taken.
+func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, job jsrt.Job, start time.Time) *ipc.Event {
+	lim := job.Limits
+	acct := newAccount(lim)
+	fail := func(f *ipc.Failure) *ipc.Event { return failure(f, acct.stats(start)) }
+	crashed := func() *ipc.Event {
+		msg := w.lost()
+		p.log.Warn("run crashed", logRun, id, logPID, w.pid, logReason, msg)
+		return fail(&ipc.Failure{Code: ipc.CodeCrashed, Message: msg})
+	}
+	violation := func(format string, args ...any) *ipc.Event {
+		w.kill(fmt.Sprintf(format, args...))
+		return crashed()
+	}
+
+	w.begin(id)
+	wallEnd := time.Now().Add(time.Duration(lim.WallMs) * time.Millisecond)
+	hardEnd := wallEnd.Add(p.cfg.Grace)
+	if err := w.write(frame, hardEnd); err != nil {
+		return crashed()
+	}
+	hard := time.NewTimer(time.Until(hardEnd))
+	defer hard.Stop()
+	// The host stops waiting for the caller to take events at the wall
+	// limit: the worker is about to end the run with TIMEOUT then.
+	emitCtx, cancelEmit := context.WithDeadline(ctx, wallEnd)
+	defer cancelEmit()
+
+	var (
+		ctxDone    = ctx.Done()
+		poolAbort  = p.abortAll
+		abortTimer *time.Timer
+		abortC     <-chan time.Time
+		abortMsg   string
+		emitting   = job.Host != nil
+		hostErr    error // Emit failed while the run was alive
+		slowReader bool  // Emit failed at the wall limit: the run times out
+	)
+	abort := func(msg, reason string) {
+		if abortC != nil {
+			return
+		}
+		abortMsg = msg
+		b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameAbort, RunID: id, Abort: &ipc.Abort{Reason: reason}}, p.cfg.MaxFrameBytes)
+		if err == nil {
+			_ = w.write(b, hardEnd) // a dead worker shows in w.frames
+		}
+		abortTimer = time.NewTimer(p.cfg.Grace)
+		abortC = abortTimer.C
+	}
+	defer func() {
+		if abortTimer != nil {
+			abortTimer.Stop()
+		}
+	}()
+	ctxAbort := func() {
+		ctxDone = nil
+		reason := ""
+		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+			reason = cause.Error()
+		}
+		abort(abortMessage(ctx), reason)
+	}
+
+	for {
+		select {
+		case f, ok := <-w.frames:
+			if !ok {
+				return crashed()
+			}
+			if f.RunID != id {
+				return violation("sent a %s frame of run %d during run %d", f.Type, f.RunID, id)
+			}
+			switch f.Type {
+			case ipc.FrameEvent:
+				if err := acct.event(f.Event); err != nil {
+					return violation("%v", err)
+				}
+				if !emitting {
+					continue
+				}
+				if err := job.Host.Emit(emitCtx, f.Event); err != nil {
+					// Later events are checked and counted but dropped.
+					emitting = false
+					switch {
+					case ctx.Err() != nil:
+						ctxAbort()
+					case !time.Now().Before(wallEnd):
+						// The caller did not keep up until the wall limit:
+						// the run ends TIMEOUT, as in-process, even if the
+						// worker has finished meanwhile.
+						slowReader = true
+						abort("the caller stopped reading events", "the caller stopped reading events")
+					default:
+						hostErr = err
+						abort("the host stopped taking events: "+err.Error(), "the host stopped taking events")
+					}
+				}
+			case ipc.FrameTerminal:
+				ev, err := acct.terminal(f.Event, start)
+				if err != nil {
+					return violation("%v", err)
+				}
+				w.runs.Add(1)
+				if slowReader {
+					var st ipc.Stats
+					if ev.Result != nil {
+						st = ev.Result.Stats
+					} else {
+						st = ev.Error.Stats
+					}
+					return &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeTimeout, Limit: ipc.LimitWall,
+						Message: fmt.Sprintf("the step exceeded its wall-clock time limit (wallMs=%d)", job.Limits.WallMs), Stats: st}}
+				}
+				if ev.Error != nil && ev.Error.Code == ipc.CodeAborted && hostErr != nil {
+					ev.Error.Message = "the host stopped taking events: " + hostErr.Error()
+				}
+				return ev
+			default:
+				return violation("sent a %s frame during a run", f.Type)
+			}
+		case rep := <-job.Replies:
+			b := acct.reply(id, rep, p.cfg.MaxFrameBytes)
+			_ = w.write(b, hardEnd) // a dead or stuck worker shows in w.frames or at hardEnd
+		case <-ctxDone:
+			ctxAbort()
+		case <-poolAbort:
+			poolAbort = nil
+			abort("the run was aborted: "+errPoolClosing, errPoolClosing)
+		case <-hard.C:
+			w.kill("")
+			<-w.exited
+			p.log.Warn("run killed at its deadline", logRun, id, logPID, w.pid)
+			return fail(&ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: ipc.LimitTime,
+				Message: fmt.Sprintf("the step did not stop at its wall-clock limit (wallMs=%d) nor within %v after it: its worker was killed",
+					lim.WallMs, p.cfg.Grace)})
+		case <-abortC:
+			w.kill("")
+			<-w.exited
+			p.log.Warn("run killed after abort", logRun, id, logPID, w.pid)
+			return fail(&ipc.Failure{Code: ipc.CodeAborted, Message: abortMsg})
+		}
+	}
+}
+
+// account is the host's own count of what a run's worker reports, checked
+// against the run's limits. The worker counts too, and stops the guest at
+// a limit; a worker that reports more than its limits allow has been
+// subverted or is broken.
+type account struct {
+	lim ipc.Limits
+	// b counts what the worker originates: data requests with their
+	// parameters, status and console events. Reply bytes are counted
+	// apart: the worker adds them as they arrive, in an order the host
+	// cannot see, and crossing maxDataBytes with a reply is the guest's
+	// LIMIT_EXCEEDED, not the worker's fault.
+	b           *ipc.Budget
+	replyBytes  int
+	lastRequest int64
+	pending     map[int64]ipc.Kind // requests not yet answered, by id
+}
+
+func newAccount(lim ipc.Limits) *account {
+	return &account{lim: lim, b: ipc.NewBudget(lim), pending: map[int64]ipc.Kind{}}
+}
+
+// maxNoticeBytes bounds the console line that announces dropped output.
+const maxNoticeBytes = 1024
+
+// event checks and counts one non-terminal event.
+func (a *account) event(ev *ipc.Event) error {
+	switch ev.Kind {
+	case ipc.KindStatus:
+		if a.b.Status() != nil {
+			return fmt.Errorf("sent more than maxStatusEvents=%d status events", a.lim.MaxStatusEvents)
+		}
+		// Status payloads cross the bridge and count as data bytes.
+		if err := a.b.DataBytes(len(ev.Status)); err != nil {
+			return fmt.Errorf("sent status payloads beyond the run's limits: %w", err)
+		}
+		if err := ipc.CheckJSONDepth(ev.Status, ipc.MaxJSONDepth); err != nil {
+			return fmt.Errorf("sent a status payload %w", err)
+		}
+	case ipc.KindConsole:
+		c := ev.Console
+		if c.Level == "" || len(c.Level) > 16 {
+			return fmt.Errorf("sent a console event with level %.20q", c.Level)
+		}
+		out, ok, notice := a.b.Console(c.Text)
+		switch {
+		case ok && out == c.Text:
+		case !ok && notice && len(c.Text) <= maxNoticeBytes:
+			// The one line that says further output is dropped.
+		default:
+			return fmt.Errorf("sent console output beyond maxConsoleEvents=%d or maxConsoleBytes=%d",
+				a.lim.MaxConsoleEvents, a.lim.MaxConsoleBytes)
+		}
+	case ipc.KindDataRequest:
+		d := ev.DataRequest
+		if err := a.request(d.ID, ev.Kind); err != nil {
+			return err
+		}
+		if len(d.Method) == 0 || len(d.Method) > 256 {
+			return fmt.Errorf("sent a data request with a method of %d bytes", len(d.Method))
+		}
+		if err := a.b.DataRequest(len(d.Params)); err != nil {
+			return fmt.Errorf("sent data requests beyond the run's limits: %w", err)
+		}
+		if err := ipc.CheckJSONDepth(d.Params, ipc.MaxJSONDepth); err != nil {
+			return fmt.Errorf("sent data request parameters %w", err)
+		}
+	case ipc.KindFetchRequest:
+		if err := a.request(ev.FetchRequest.ID, ev.Kind); err != nil {
+			return err
+		}
+		if a.b.Fetch() != nil {
+			return fmt.Errorf("sent more than maxFetchRequests=%d fetch requests", a.lim.MaxFetchRequests)
+		}
+	default:
+		// Fetch audit events are the host's own: the worker sends only
+		// fetch requests.
+		return fmt.Errorf("sent a %s event", ev.Kind)
+	}
+	return nil
+}
+
+// request checks the id of a request (data or fetch): the worker numbers
+// them 1, 2, 3, ... in one sequence.
+func (a *account) request(id int64, kind ipc.Kind) error {
+	if id <= a.lastRequest {
+		return fmt.Errorf("sent request %d after %d", id, a.lastRequest)
+	}
+	a.lastRequest = id
+	a.pending[id] = kind
+	return nil
+}
+
+// reply counts a reply as the worker will and returns its frame. A reply
+// that cannot be sent is replaced by an error reply, so the step's await
+// rejects instead of hanging.
+func (a *account) reply(id uint64, rep ipc.Reply, max int) []byte {
+	kind, pending := a.pending[rep.ID]
+	delete(a.pending, rep.ID)
+	if rep.Error == "" && rep.Limit == "" {
+		var buf bytes.Buffer
+		n := 0
+		switch {
+		case len(bytes.TrimSpace(rep.Value)) == 0:
+			rep.Value = nil
+			n = len("null") // as the worker counts an empty value
+		case json.Compact(&buf, rep.Value) != nil:
+			rep = ipc.Reply{ID: rep.ID, Error: "the reply is not valid JSON"}
+		default:
+			rep.Value = buf.Bytes()
+			n = len(rep.Value)
+		}
+		// Only data replies count as data bytes, and only for a request
+		// still waiting (the worker drops any other).
+		if pending && kind == ipc.KindDataRequest {
+			a.replyBytes += n
+		}
+	}
+	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameReply, RunID: id, Reply: &rep}, max)
+	if err != nil {
+		msg := "the reply could not be sent"
+		if errors.Is(err, ipc.ErrFrameTooLarge) {
+			msg = fmt.Sprintf("the reply is larger than the worker bridge allows (%d bytes)", max)
+		}
+		b, err = ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameReply, RunID: id, Reply: &ipc.Reply{ID: rep.ID, Error: msg}}, max)
+		if err != nil {
+			panic(fmt.Sprintf("pool: encode an error reply: %v", err))
+		}
+	}
+	return b
+}
+
+// terminal checks the worker's terminal event and replaces the counters
+// the host keeps itself.
+func (a *account) terminal(ev *ipc.Event, start time.Time) (*ipc.Event, error) {
+	var st *ipc.Stats
+	if r := ev.Result; r != nil {
+		if len(r.Value) > a.lim.MaxResultBytes {
+			return nil, fmt.Errorf("sent a result of %d bytes, more than maxResultBytes=%d", len(r.Value), a.lim.MaxResultBytes)
+		}
+		if err := ipc.CheckJSONDepth(r.Value, ipc.MaxJSONDepth); err != nil {
+			return nil, fmt.Errorf("sent a result %w", err)
+		}
+		st = &r.Stats
+	} else {
+		st = &ev.Error.Stats
+	}
+	host := a.stats(start)
+	// What the worker alone can measure, within sanity.
+	host.CPUMs = clamp(st.CPUMs, host.WallMs)
+	host.CodeMs = clamp(st.CodeMs, host.WallMs)
+	host.HeapMB = clamp(st.HeapMB, 4*float64(a.lim.MemoryMB))
+	host.ConsoleDropped = max(0, st.ConsoleDropped)
+	*st = host
+	return ev, nil
+}
+
+// stats returns the host's own counts for a run that started at start.
+func (a *account) stats(start time.Time) ipc.Stats {
+	st := since(start)
+	st.DataRequests = a.b.Stats.DataRequests
+	st.DataBytes = a.b.Stats.DataBytes + a.replyBytes
+	st.StatusEvents = a.b.Stats.StatusEvents
+	st.ConsoleEvents = a.b.Stats.ConsoleEvents
+	// Fetch requests are counted here; the bytes only the caller's
+	// FetchProxy sees, and it fills them in.
+	st.FetchRequests = a.b.Stats.FetchRequests
+	return st
+}
+
+func clamp(v, hi float64) float64 { return max(0, min(v, hi)) }
+
+func since(start time.Time) ipc.Stats {
+	return ipc.Stats{WallMs: float64(time.Since(start)) / float64(time.Millisecond)}
+}
+
+func failure(f *ipc.Failure, st ipc.Stats) *ipc.Event {
+	f.Stats = st
+	return &ipc.Event{Kind: ipc.KindError, Error: f}
+}
+
+// abortMessage is the message of a run aborted because ctx ended, as
+// jsrt words it.
+func abortMessage(ctx context.Context) string {
+	msg := "the run was aborted"
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		msg += ": " + cause.Error()
+	}
+	return msg
+}

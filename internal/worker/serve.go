@@ -1,0 +1,374 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/jsrt"
+)
+
+// parentPollEvery is how often the worker checks that its parent is alive.
+const parentPollEvery = 500 * time.Millisecond
+
+// exitWait bounds how long a worker that is shutting down waits for its
+// run to notice the cancellation.
+const exitWait = 2 * time.Second
+
+// server is one worker's protocol loop. The main loop (serve) owns the
+// reads, through a reader goroutine; the writer goroutine owns the writes.
+type server struct {
+	in, out     *os.File
+	newRunner   func(jsrt.Config) (Runner, error)
+	runner      Runner
+	watchParent bool
+	max         int // frame limit both ways, from the host's hello
+	w           *ipc.FrameWriter
+
+	outq       chan []byte   // encoded frames for the writer; unbuffered, so a send waits for the previous write
+	pongs      chan uint64   // ping sequence numbers to answer
+	writerDone chan struct{} // closed when the writer goroutine stops
+	quit       chan struct{} // closed when serve returns
+	wg         sync.WaitGroup
+
+	mu  sync.Mutex
+	cur *activeRun // guarded by mu: the run in progress, nil when idle
+}
+
+// activeRun is the worker's state of the run in progress.
+type activeRun struct {
+	id      uint64
+	cancel  context.CancelCauseFunc
+	replies chan ipc.Reply
+}
+
+func newServer(in, out *os.File, newRunner func(jsrt.Config) (Runner, error), watchParent bool) *server {
+	return &server{
+		in: in, out: out, newRunner: newRunner, watchParent: watchParent,
+		outq:       make(chan []byte),
+		pongs:      make(chan uint64, 16),
+		writerDone: make(chan struct{}),
+		quit:       make(chan struct{}),
+	}
+}
+
+type readResult struct {
+	f   *ipc.Frame
+	err error
+}
+
+func (s *server) serve() (err error) {
+	defer s.in.Close()
+	defer s.out.Close()
+	r := ipc.NewFrameReader(s.in, 0)
+	hello, err := r.Read()
+	switch {
+	case err != nil:
+		return fmt.Errorf("read the host's hello: %w", err)
+	case hello.Type != ipc.FrameHello:
+		return fmt.Errorf("the host's first frame is %s, not hello", hello.Type)
+	case hello.Hello.Protocol != ipc.ProtocolVersion:
+		return fmt.Errorf("the host speaks protocol %d, this worker %d", hello.Hello.Protocol, ipc.ProtocolVersion)
+	}
+	s.max = hello.Hello.MaxFrameBytes
+	if s.max <= 0 {
+		s.max = ipc.DefaultMaxFrameBytes
+	}
+	r.SetMax(s.max)
+	s.w = ipc.NewFrameWriter(s.out, s.max)
+	s.runner, err = s.newRunner(jsrt.Config{Warm: hello.Hello.Warm})
+	if err != nil {
+		return fmt.Errorf("start the runtime: %w", err)
+	}
+	defer s.runner.Close()
+
+	s.wg.Add(1) // Done when the writer returns, after quit or a write error.
+	go s.writeLoop()
+	frames := make(chan readResult)
+	s.wg.Add(1) // Done when the reader returns, at end of input or quit.
+	go s.readLoop(r, frames)
+	parentGone := make(chan struct{})
+	if s.watchParent {
+		s.wg.Add(1) // Done at quit or when the parent changed.
+		go s.watchParentLoop(parentGone)
+	}
+	defer s.shutdown()
+
+	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameHello, Hello: &ipc.Hello{Protocol: ipc.ProtocolVersion, PID: os.Getpid()}}, s.max)
+	if err != nil {
+		return err
+	}
+	if !s.send(b) {
+		return errHostGone
+	}
+	for {
+		select {
+		case rr := <-frames:
+			if rr.err != nil {
+				if errors.Is(rr.err, io.EOF) {
+					return nil // the host closed our input: time to go
+				}
+				return fmt.Errorf("read: %w", rr.err)
+			}
+			if err := s.handle(rr.f); err != nil {
+				return err
+			}
+		case <-parentGone:
+			return errors.New("the parent process is gone")
+		case <-s.writerDone:
+			return errHostGone
+		}
+	}
+}
+
+// shutdown cancels the run in progress, stops the goroutines and waits a
+// little for the run to notice.
+func (s *server) shutdown() {
+	s.mu.Lock()
+	if s.cur != nil {
+		s.cur.cancel(errHostGone)
+	}
+	s.mu.Unlock()
+	close(s.quit)
+	// Unblock a reader or writer stuck on a pipe (pipes made by os.Pipe
+	// are pollable; the inherited descriptors die with the process).
+	s.in.Close()
+	s.out.Close()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(exitWait):
+	}
+}
+
+func (s *server) handle(f *ipc.Frame) error {
+	switch f.Type {
+	case ipc.FrameExecute:
+		s.mu.Lock()
+		if s.cur != nil {
+			id := s.cur.id
+			s.mu.Unlock()
+			return fmt.Errorf("execute for run %d while run %d is in progress", f.RunID, id)
+		}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		ar := &activeRun{id: f.RunID, cancel: cancel,
+			// Each data request is answered at most once, so replies never
+			// outnumber MaxDataRequests and a send never blocks.
+			replies: make(chan ipc.Reply, max(1, f.Execute.Limits.MaxDataRequests))}
+		s.cur = ar
+		s.mu.Unlock()
+		s.wg.Add(1) // Done when the run's terminal frame is handed to the writer.
+		go s.execute(ctx, ar, f.Execute)
+	case ipc.FrameReply:
+		if ar := s.current(f.RunID); ar != nil {
+			select {
+			case ar.replies <- *f.Reply:
+			default: // more replies than requests: the host's bug, not the guest's
+			}
+		}
+	case ipc.FrameAbort:
+		if ar := s.current(f.RunID); ar != nil {
+			var cause error
+			if f.Abort != nil && f.Abort.Reason != "" {
+				cause = errors.New(f.Abort.Reason)
+			}
+			ar.cancel(cause)
+		}
+	case ipc.FramePing:
+		select {
+		case s.pongs <- f.Seq:
+		default: // pings faster than we can answer; the next one will do
+		}
+	default:
+		return fmt.Errorf("unexpected %s frame from the host", f.Type)
+	}
+	return nil
+}
+
+// current returns the run in progress if its id is id. Replies and aborts
+// for a run that already ended are dropped.
+func (s *server) current(id uint64) *activeRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil && s.cur.id == id {
+		return s.cur
+	}
+	return nil
+}
+
+func (s *server) execute(ctx context.Context, ar *activeRun, x *ipc.Execute) {
+	defer s.wg.Done()
+	em := &emitter{s: s, id: ar.id}
+	ev := s.runner.Run(ctx, jsrt.Job{Code: x.Code, Input: x.Input, Limits: x.Limits, Host: em, Replies: ar.replies})
+	if ev == nil || !ev.Terminal() {
+		ev = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeCrashed, Message: "the runtime returned no terminal event"}}
+	}
+	if em.tooLarge != "" && ev.Error != nil && ev.Error.Code == ipc.CodeAborted && ctx.Err() == nil {
+		// The run stopped because an event could not be sent; say why.
+		ev = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: ipc.LimitFrameBytes,
+			Message: em.tooLarge, Stats: ev.Error.Stats}}
+	}
+	sanitize(ev)
+	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameTerminal, RunID: ar.id, Event: ev}, s.max)
+	if err != nil {
+		f := &ipc.Failure{Code: ipc.CodeRuntime, Message: "the result could not be sent: " + err.Error()}
+		if errors.Is(err, ipc.ErrFrameTooLarge) {
+			f = &ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: ipc.LimitFrameBytes,
+				Message: fmt.Sprintf("the result is larger than the worker bridge allows (%d bytes)", s.max)}
+		}
+		if ev.Result != nil {
+			f.Stats = ev.Result.Stats
+		} else {
+			f.Stats = ev.Error.Stats
+		}
+		b, err = ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameTerminal, RunID: ar.id, Event: &ipc.Event{Kind: ipc.KindError, Error: f}}, s.max)
+		if err != nil {
+			panic(fmt.Sprintf("worker: encode a failure: %v", err))
+		}
+	}
+	// Idle before the host can hear of it, so that the next execute,
+	// which may follow the terminal at once, finds the worker free.
+	s.mu.Lock()
+	s.cur = nil
+	s.mu.Unlock()
+	ar.cancel(nil)
+	s.send(b)
+}
+
+// send hands an encoded frame to the writer. It reports false if the
+// writer is gone.
+func (s *server) send(b []byte) bool {
+	select {
+	case s.outq <- b:
+		return true
+	case <-s.writerDone:
+	case <-s.quit:
+	}
+	return false
+}
+
+func (s *server) writeLoop() {
+	defer s.wg.Done()
+	defer close(s.writerDone)
+	for {
+		var b []byte
+		select {
+		case b = <-s.outq:
+		case seq := <-s.pongs:
+			var err error
+			if b, err = ipc.EncodeFrame(&ipc.Frame{Type: ipc.FramePong, Seq: seq}, s.max); err != nil {
+				panic(err)
+			}
+		case <-s.quit:
+			return
+		}
+		if err := s.w.WriteEncoded(b, time.Time{}); err != nil {
+			return
+		}
+	}
+}
+
+func (s *server) readLoop(r *ipc.FrameReader, frames chan<- readResult) {
+	defer s.wg.Done()
+	for {
+		f, err := r.Read()
+		select {
+		case frames <- readResult{f, err}:
+		case <-s.quit:
+			return
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *server) watchParentLoop(gone chan<- struct{}) {
+	defer s.wg.Done()
+	ppid := os.Getppid()
+	t := time.NewTicker(parentPollEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if os.Getppid() != ppid {
+				close(gone)
+				return
+			}
+		case <-s.quit:
+			return
+		}
+	}
+}
+
+// emitter is the jsrt.Host of one run: it sends each event as a frame.
+type emitter struct {
+	s        *server
+	id       uint64
+	tooLarge string // set (on the run's goroutine) when an event did not fit in a frame
+}
+
+// Emit sends ev to the host. It returns once the writer has taken the
+// frame, which it does only after writing the previous one, so a host that
+// stops reading holds the guest back (backpressure) until ctx ends.
+func (e *emitter) Emit(ctx context.Context, ev *ipc.Event) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cp := *ev
+	sanitize(&cp)
+	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameEvent, RunID: e.id, Event: &cp}, e.s.max)
+	if errors.Is(err, ipc.ErrFrameTooLarge) {
+		e.tooLarge = fmt.Sprintf("a %s event is larger than the worker bridge allows (%d bytes)", ev.Kind, e.s.max)
+		return errors.New(e.tooLarge)
+	}
+	if err != nil {
+		return err
+	}
+	select {
+	case e.s.outq <- b:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-e.s.writerDone:
+		return errHostGone
+	}
+}
+
+// sanitize makes the strings of ev valid UTF-8, so that encoding them does
+// not replace bytes. A JavaScript string with a lone surrogate reaches Go
+// as bytes that are not UTF-8; JSON encoding would turn each such byte into
+// a three-byte U+FFFD and the host, recounting, would see more console
+// bytes than the worker counted. A run of bad bytes becomes one U+FFFD, or
+// one '?' where that would make the string longer.
+func sanitize(ev *ipc.Event) {
+	if c := ev.Console; c != nil && !(utf8.ValidString(c.Level) && utf8.ValidString(c.Text)) {
+		ev.Console = &ipc.Console{Level: validUTF8(c.Level), Text: validUTF8(c.Text)}
+	}
+	if d := ev.DataRequest; d != nil && !utf8.ValidString(d.Method) {
+		cp := *d
+		cp.Method = validUTF8(d.Method)
+		ev.DataRequest = &cp
+	}
+	if f := ev.Error; f != nil {
+		f.Message, f.Name, f.Stack = validUTF8(f.Message), validUTF8(f.Name), validUTF8(f.Stack)
+	}
+}
+
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	if v := strings.ToValidUTF8(s, "\uFFFD"); len(v) <= len(s) {
+		return v
+	}
+	return strings.ToValidUTF8(s, "?")
+}

@@ -1,0 +1,100 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"time"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/jail"
+	"github.com/stepbox/stepbox/internal/jsrt"
+	"github.com/stepbox/stepbox/internal/pool"
+)
+
+// Isolation says where JavaScript and TypeScript steps run.
+type Isolation string
+
+const (
+	// IsolationProcess, the default, runs steps in a pool of jailed worker
+	// processes that re-execute the host's own binary: each worker is in
+	// new user, pid, net, mount, IPC and UTS namespaces on a read-only root
+	// holding only the binary and its libraries, with no capabilities,
+	// no_new_privs, a seccomp allowlist and a memory ceiling. A crash, an
+	// engine bug or a runaway step there costs one run, never the host.
+	IsolationProcess Isolation = "process"
+	// IsolationInProcess runs steps on goroutines of the host process: the
+	// lowest latency, for tests and trusted embeddings. A memory-safety bug
+	// in the JavaScript engine then reaches the host.
+	IsolationInProcess Isolation = "inprocess"
+)
+
+// DefaultGrace is how long a worker may outlive a run's wall-clock limit
+// before it is killed, when Config.Grace is zero.
+const DefaultGrace = time.Second
+
+// runner executes jobs: a jsrt.Runtime in-process, or a pool of workers.
+type runner interface {
+	Run(ctx context.Context, job jsrt.Job) *ipc.Event
+}
+
+// newRunner starts the executor the configuration asks for, and returns the
+// function that stops it.
+func newRunner(r *resolved) (runner, func(context.Context), error) {
+	switch r.Isolation {
+	case IsolationInProcess:
+		js, err := jsrt.New(jsrt.Config{Warm: r.Warm})
+		if err != nil {
+			return nil, nil, err
+		}
+		return js, func(context.Context) { js.Close() }, nil
+	case IsolationProcess:
+	default:
+		return nil, nil, fmt.Errorf("isolation=%q: want %q or %q", r.Isolation, IsolationProcess, IsolationInProcess)
+	}
+	pc := pool.Config{
+		Size:          r.PoolSize,
+		Warm:          r.Warm,
+		Grace:         r.Grace,
+		MaxFrameBytes: maxFrameBytes(r),
+	}
+	if !r.UnsafeNoJail {
+		if err := jail.Probe().Err(); err != nil {
+			return nil, nil, fmt.Errorf("the worker jail cannot be set up here (%w); set UnsafeNoJail only for development", err)
+		}
+		jc := jail.Config{
+			ReadOnlyBinds: jail.SystemLibraryBinds(),
+			MemoryBytes:   int64(2*maxPlanMemory(r)+1024) << 20,
+		}
+		pc.Prepare = func(cmd *exec.Cmd) (pool.Handle, error) {
+			h, err := jail.Prepare(cmd, jc)
+			if err != nil {
+				return nil, err
+			}
+			return h, nil
+		}
+	}
+	p, err := pool.New(pc)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, func(ctx context.Context) { _ = p.Close(ctx) }, nil
+}
+
+// maxFrameBytes fits the largest value a frame may carry, plus room for
+// its envelope.
+func maxFrameBytes(r *resolved) int {
+	m := 0
+	for _, l := range r.plans {
+		m = max(m, l.MaxResultBytes, l.MaxDataBytes, l.MaxConsoleBytes)
+	}
+	return min(m+(1<<20), 1<<31)
+}
+
+func maxPlanMemory(r *resolved) int {
+	m := 0
+	for _, l := range r.plans {
+		m = max(m, l.MemoryMB)
+	}
+	return m
+}
