@@ -1,0 +1,439 @@
+//go:build cgo
+
+package duckdb
+
+import (
+	"bytes"
+	"context"
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	duck "github.com/duckdb/duckdb-go/v2"
+)
+
+// tableName is what Load accepts as a table name: a plain SQL identifier,
+// so that the step's later SQL can name the table without quoting.
+var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
+
+// maxColumnName is the longest column name Load accepts, in bytes.
+const maxColumnName = 255
+
+// Load creates table and fills it with rows, a JSON array of objects. The
+// columns are the union of the objects' keys in order of first appearance;
+// a key missing from an object is NULL in that row. Each column's type is
+// inferred from all its non-null values:
+//
+//	values (nulls ignored)                   column type   stored value
+//	only true/false                          BOOLEAN
+//	only integers fitting int64              BIGINT
+//	only numbers, some not such integers     DOUBLE        nearest double
+//	only strings                             VARCHAR       the string (ISO dates stay text: cast with ::DATE)
+//	any object or array                      JSON          every value as JSON text ('"x"' for a string)
+//	any other mix of the above scalars       VARCHAR       strings as is, numbers and booleans as JSON text
+//	only nulls, or no value at all           VARCHAR       NULL
+//
+// An integer is a JSON number written without fraction or exponent. The
+// table must not exist; its name must be a plain identifier (letters,
+// digits, underscores, not starting with a digit, at most 63 bytes). An
+// empty rows array is an error, since it gives no columns.
+//
+//	err := db.Load(ctx, "sales", json.RawMessage(`[{"region":"EU","amount":12.5},{"region":"US","amount":7}]`))
+//	// CREATE TABLE sales (region VARCHAR, amount DOUBLE)
+//
+// If filling the table fails, the table is dropped. The caller bounds
+// len(rows): it is parsed in the Go heap, outside DuckDB's memory limit.
+func (db *DB) Load(ctx context.Context, table string, rows json.RawMessage) error {
+	if !tableName.MatchString(table) {
+		return invalidf("load: table name %q is not a plain identifier (letters, digits and _, not starting with a digit, at most 63 bytes)", table)
+	}
+	data, err := parseRows(rows, db.cfg.MaxLoadColumns)
+	if err != nil {
+		return err
+	}
+	conn, ctx, release, err := db.acquire(ctx, "load")
+	if err != nil {
+		return err
+	}
+	defer release()
+
+	if _, err := conn.ExecContext(ctx, data.createTable(table), nil); err != nil {
+		return wrap(ctx, "load", err)
+	}
+	if err := data.append(ctx, conn, table); err != nil {
+		// Best effort: without the drop, a failed Load would leave a
+		// half-filled table behind. If even that fails, the first
+		// failure is the one to report.
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), "DROP TABLE IF EXISTS "+quoteIdent(table), nil)
+		return wrap(ctx, "load", err)
+	}
+	return nil
+}
+
+// kind bits: what a column's values were seen to be.
+const (
+	seenBool = 1 << iota
+	seenInt
+	seenFloat
+	seenString
+	seenNested
+)
+
+// column is one column of parsed rows: where in the input each row's value
+// is, the zero span where the row has no such key.
+type column struct {
+	name string
+	vals []span
+	seen int
+	typ  string // SQL type, set by infer
+}
+
+// span locates a raw JSON value in rowData.b. Offsets rather than slices:
+// no pointers, so growing a column is a plain copy.
+type span struct{ start, end uint32 }
+
+type rowData struct {
+	b    []byte // the input
+	cols []*column
+	n    int // rows
+}
+
+// raw returns the JSON text of row i of c, nil if missing.
+func (d *rowData) raw(c *column, i int) []byte {
+	v := c.vals[i]
+	if v.end == 0 {
+		return nil
+	}
+	return d.b[v.start:v.end]
+}
+
+// parseRows splits a JSON array of objects into columns of raw values. It
+// validates the whole input first, so that the scanner below may assume
+// well-formed JSON.
+func parseRows(rows json.RawMessage, maxCols int) (*rowData, error) {
+	if !json.Valid(rows) {
+		return nil, invalidf("load: rows is not valid JSON")
+	}
+	if len(rows) >= 1<<32 {
+		return nil, invalidf("load: rows is larger than 4 GiB")
+	}
+	s := scanner{b: rows}
+	s.space()
+	if !s.consume('[') {
+		return nil, invalidf("load: rows must be an array of objects")
+	}
+	d := &rowData{b: rows}
+	index := map[string]*column{}
+	s.space()
+	if s.consume(']') {
+		return nil, invalidf("load: rows is an empty array: there are no columns to create")
+	}
+	for {
+		s.space()
+		if !s.consume('{') {
+			return nil, invalidf("load: rows[%d] is not an object", d.n)
+		}
+		s.space()
+		if !s.consume('}') {
+			for {
+				s.space()
+				raw, ok := s.rawString()
+				if !ok {
+					return nil, invalidf("load: rows[%d]: a key is not a string", d.n)
+				}
+				s.space()
+				s.consume(':')
+				s.space()
+				start := s.i
+				s.value()
+				val := span{uint32(start), uint32(s.i)}
+				c := index[string(raw[1:len(raw)-1])] // no allocation; escaped keys miss and are decoded below
+				if c == nil {
+					key, err := unquote(raw)
+					if err != nil {
+						return nil, invalidf("load: rows[%d]: bad key: %v", d.n, err)
+					}
+					if c = index[key]; c == nil {
+						if err := checkColumnName(key); err != nil {
+							return nil, invalidf("load: rows[%d]: %v", d.n, err)
+						}
+						if len(d.cols) == maxCols {
+							return nil, invalidf("load: more than %d columns", maxCols)
+						}
+						c = &column{name: key}
+						index[key] = c
+						d.cols = append(d.cols, c)
+					}
+				}
+				for len(c.vals) < d.n {
+					c.vals = append(c.vals, span{}) // the key was missing from earlier rows
+				}
+				if len(c.vals) == d.n {
+					c.vals = append(c.vals, val)
+				} else {
+					c.vals[d.n] = val // a repeated key: the last one wins, as in JSON.parse
+				}
+				s.space()
+				if s.consume('}') {
+					break
+				}
+				s.consume(',')
+			}
+		}
+		d.n++
+		s.space()
+		if s.consume(']') {
+			break
+		}
+		s.consume(',')
+	}
+	for _, c := range d.cols {
+		for len(c.vals) < d.n {
+			c.vals = append(c.vals, span{})
+		}
+		d.infer(c)
+	}
+	return d, nil
+}
+
+func checkColumnName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("an empty key cannot name a column")
+	case len(name) > maxColumnName:
+		return fmt.Errorf("key %.20q… is longer than %d bytes", name, maxColumnName)
+	case strings.IndexByte(name, 0) >= 0 || !utf8.ValidString(name):
+		return fmt.Errorf("key %q cannot name a column", name)
+	}
+	return nil
+}
+
+// infer sets c.typ from the values (see Load).
+func (d *rowData) infer(c *column) {
+	for i := range c.vals {
+		v := d.raw(c, i)
+		if v == nil {
+			continue
+		}
+		switch v[0] {
+		case 'n':
+		case 't', 'f':
+			c.seen |= seenBool
+		case '"':
+			c.seen |= seenString
+		case '{', '[':
+			c.seen |= seenNested
+		default:
+			if isInt(v) {
+				c.seen |= seenInt
+			} else {
+				c.seen |= seenFloat
+			}
+		}
+	}
+	switch {
+	case c.seen&seenNested != 0:
+		c.typ = "JSON"
+	case c.seen == seenBool:
+		c.typ = "BOOLEAN"
+	case c.seen == seenInt:
+		c.typ = "BIGINT"
+	case c.seen&^(seenInt|seenFloat) == 0 && c.seen != 0:
+		c.typ = "DOUBLE"
+	default:
+		c.typ = "VARCHAR"
+	}
+}
+
+// isInt reports whether the JSON number v is written as an integer that
+// fits in int64.
+func isInt(v []byte) bool {
+	if bytes.ContainsAny(v, ".eE") {
+		return false
+	}
+	_, err := strconv.ParseInt(string(v), 10, 64)
+	return err == nil
+}
+
+func (d *rowData) createTable(table string) string {
+	var b strings.Builder
+	b.WriteString("CREATE TABLE ")
+	b.WriteString(quoteIdent(table))
+	b.WriteString(" (")
+	for i, c := range d.cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quoteIdent(c.name))
+		b.WriteByte(' ')
+		b.WriteString(c.typ)
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// append fills the created table through DuckDB's appender.
+func (d *rowData) append(ctx context.Context, conn *duck.Conn, table string) (err error) {
+	a, err := duck.NewAppenderFromConn(conn, "", table)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := a.CloseWithCancel(ctx); err == nil {
+			err = cerr
+		}
+	}()
+	row := make([]driver.Value, len(d.cols))
+	for i := 0; i < d.n; i++ {
+		if i%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		for j, c := range d.cols {
+			v, err := c.value(d.raw(c, i))
+			if err != nil {
+				return fmt.Errorf("rows[%d].%s: %w", i, c.name, err)
+			}
+			row[j] = v
+		}
+		if err := a.AppendRow(row...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// value converts a raw value of c (nil if missing) to what the appender
+// takes for c.typ.
+func (c *column) value(v []byte) (driver.Value, error) {
+	if v == nil || v[0] == 'n' {
+		return nil, nil
+	}
+	switch c.typ {
+	case "BOOLEAN":
+		return v[0] == 't', nil
+	case "BIGINT":
+		return strconv.ParseInt(string(v), 10, 64)
+	case "DOUBLE":
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil && !isRangeErr(err) {
+			return nil, err
+		}
+		return f, nil // ±Inf for numbers beyond the double range
+	case "JSON":
+		return json.RawMessage(v), nil
+	default: // VARCHAR
+		if v[0] == '"' {
+			return unquote(v)
+		}
+		return string(v), nil
+	}
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// unquote decodes a JSON string literal.
+func unquote(v []byte) (string, error) {
+	if bytes.IndexByte(v, '\\') < 0 {
+		return string(v[1 : len(v)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(v, &s)
+	return s, err
+}
+
+// quoteIdent quotes a SQL identifier.
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// scanner walks JSON already checked by json.Valid.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) consume(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// rawString reads a string literal and returns it with its quotes.
+func (s *scanner) rawString() ([]byte, bool) {
+	if s.i >= len(s.b) || s.b[s.i] != '"' {
+		return nil, false
+	}
+	start := s.i
+	s.skipString()
+	return s.b[start:s.i], true
+}
+
+func (s *scanner) skipString() {
+	s.i++ // opening quote
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '\\':
+			s.i += 2
+		case '"':
+			s.i++
+			return
+		default:
+			s.i++
+		}
+	}
+}
+
+// value moves past the next value.
+func (s *scanner) value() {
+	switch s.b[s.i] {
+	case '"':
+		s.skipString()
+	case '{', '[':
+		depth := 0
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case '"':
+				s.skipString()
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			s.i++
+			if depth == 0 {
+				break
+			}
+		}
+	default: // number, true, false, null
+		for s.i < len(s.b) {
+			switch s.b[s.i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				return
+			}
+			s.i++
+		}
+	}
+}
