@@ -12,16 +12,22 @@ import (
 	"github.com/stepbox/stepbox/sandbox"
 )
 
-// BenchmarkTrivial measures a trivial step from Submit to result, with the
-// warm pool and without it (every run builds and bootstraps its VM), and
-// reports the latency percentiles.
+// BenchmarkTrivial measures a trivial step from Submit to result, one run in
+// flight: through the jailed process pool (the default) and in-process (the
+// baseline), each with the warm pool, and in-process without it (every run
+// builds and bootstraps its VM). It reports the latency percentiles.
 func BenchmarkTrivial(b *testing.B) {
 	for _, bc := range []struct {
 		name string
+		iso  sandbox.Isolation
 		warm int
-	}{{"warm", 2}, {"cold", -1}} {
+	}{
+		{"process", sandbox.IsolationProcess, 2},
+		{"inprocess", sandbox.IsolationInProcess, 2},
+		{"inprocess-cold", sandbox.IsolationInProcess, -1},
+	} {
 		b.Run(bc.name, func(b *testing.B) {
-			e := newEngine(b, sandbox.Config{PoolSize: 1, Warm: bc.warm})
+			e := newEngine(b, sandbox.Config{Isolation: bc.iso, PoolSize: 1, Warm: bc.warm})
 			req := sandbox.Request{Code: "return 1 + 1"}
 			lat := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
@@ -33,6 +39,29 @@ func BenchmarkTrivial(b *testing.B) {
 				lat = append(lat, time.Since(t0))
 			}
 			reportPercentiles(b, lat)
+		})
+	}
+}
+
+// BenchmarkThroughput runs trivial steps from many goroutines with
+// PoolSize = the number of CPUs and reports runs per second, for both
+// isolations.
+func BenchmarkThroughput(b *testing.B) {
+	for _, iso := range []sandbox.Isolation{sandbox.IsolationProcess, sandbox.IsolationInProcess} {
+		b.Run(string(iso), func(b *testing.B) {
+			e := newEngine(b, sandbox.Config{Isolation: iso, QueueSize: 100_000})
+			req := sandbox.Request{Code: "return 1 + 1"}
+			b.SetParallelism(4)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := e.Run(context.Background(), req, nil); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "runs/s")
 		})
 	}
 }
@@ -52,7 +81,7 @@ func BenchmarkWorkloads(b *testing.B) {
 	if err != nil || len(files) == 0 {
 		b.Fatal("no workloads", err)
 	}
-	e := newEngine(b, sandbox.Config{PoolSize: 1, Plans: map[string]sandbox.Limits{"default": {MemoryMB: 512, CPUMs: 60_000, WallMs: 60_000}}})
+	e := newEngine(b, sandbox.Config{Isolation: sandbox.IsolationInProcess, PoolSize: 1, Plans: map[string]sandbox.Limits{"default": {MemoryMB: 512, CPUMs: 60_000, WallMs: 60_000}}})
 	for _, f := range files {
 		code, err := os.ReadFile(f)
 		if err != nil {
@@ -71,7 +100,7 @@ func BenchmarkWorkloads(b *testing.B) {
 // BenchmarkDataRoundTrip measures one dataProxy.request answered by the
 // host: guest call, event to the caller, Respond, promise resolution.
 func BenchmarkDataRoundTrip(b *testing.B) {
-	e := newEngine(b, sandbox.Config{PoolSize: 1, Plans: map[string]sandbox.Limits{"default": {
+	e := newEngine(b, sandbox.Config{Isolation: sandbox.IsolationInProcess, PoolSize: 1, Plans: map[string]sandbox.Limits{"default": {
 		MaxDataRequests: 1_000_000, CPUMs: 300_000, WallMs: 300_000, MaxDataBytes: 1 << 30}}})
 	const perRun = 1000
 	code := "for (let i = 0; i < 1000; i++) await dataProxy.request('get', i)"
