@@ -119,10 +119,11 @@ func newProxy(cfg *Egress) (*egress.Proxy, error) {
 // fetcher performs one session's fetches. It is created lazily, at the
 // first fetch of a run.
 type fetcher struct {
-	once sync.Once
-	run  *egress.Run
-	err  error
-	wg   sync.WaitGroup // one per fetch in flight
+	mu     sync.Mutex
+	run    *egress.Run    // guarded by mu
+	err    error          // guarded by mu
+	closed bool           // guarded by mu: the run ended; no new fetches
+	wg     sync.WaitGroup // one per fetch in flight
 }
 
 // fetch performs a guest fetch and answers it on the run's reply channel.
@@ -155,7 +156,15 @@ func (s *Session) fetch(fr *ipc.FetchRequest) {
 
 func (s *Session) egressRun() (*egress.Run, error) {
 	f := &s.fetches
-	f.once.Do(func() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.run != nil || f.err != nil {
+		return f.run, f.err
+	}
+	if f.closed {
+		return nil, errors.New("the run has ended")
+	}
+	func() {
 		p := s.e.proxy
 		if p == nil {
 			f.err = errors.New("fetch is not enabled on this engine")
@@ -179,7 +188,7 @@ func (s *Session) egressRun() (*egress.Run, error) {
 			rc.Policy = &pol
 		}
 		f.run, f.err = p.NewRun(rc)
-	})
+	}()
 	return f.run, f.err
 }
 
@@ -199,12 +208,16 @@ func (s *Session) audit(r egress.Record) {
 // returns what the FetchProxy counted.
 func (s *Session) closeFetches() (requests, bytes int, ok bool) {
 	f := &s.fetches
-	if f.run == nil {
+	f.mu.Lock()
+	f.closed = true
+	run := f.run
+	f.mu.Unlock()
+	if run == nil {
 		f.wg.Wait()
 		return 0, 0, false
 	}
-	_ = f.run.Close()
+	_ = run.Close() // cancels the fetches in flight
 	f.wg.Wait()
-	st := f.run.Stats()
+	st := run.Stats()
 	return st.Requests, int(st.Bytes), true
 }
