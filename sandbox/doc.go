@@ -53,10 +53,15 @@
 //
 // # Isolation
 //
-// Every run gets a fresh QuickJS runtime (modernc.org/quickjs, pure Go),
-// taken from a pool of pre-bootstrapped ones and closed after the run:
-// nothing of one run is visible to the next. The guest sees ECMAScript
-// built-ins and the bridge API (input, dataProxy, reportStatus, console,
-// setTimeout/setInterval/queueMicrotask) and nothing of the host: no
-// require, no process, no file system, no sockets, no module loader.
+// By default (IsolationProcess) JavaScript and TypeScript steps run in a
+// pool of jailed worker processes that re-execute the host's own binary;
+// the package takes such a process over in its init, so a host program needs
+// no line of its own. Each worker keeps fresh QuickJS runtimes
+// (modernc.org/quickjs, pure Go) pre-bootstrapped and closes each after its
+// run: nothing of one run is visible to the next. IsolationInProcess runs
+// the same runtime on goroutines of the host, for tests and trusted
+// embeddings. Python steps run in jailed CPython processes forked from a
+// warm zygote. The guest sees the language's built-ins and the bridge API
+// (input, dataProxy, reportStatus, console, timers, fetch) and nothing of
+// the host: no require, no process, no file system, no sockets.
 package sandbox

@@ -54,7 +54,7 @@ var Version = "0.1.0-dev"
 const usage = `stepbox runs untrusted code steps in a sandbox.
 
 Usage:
-  stepbox run STEP.js [flags]   run a step (.js or .ts) and print its result as JSON
+  stepbox run STEP.js [flags]   run a step (.js, .ts or .py) and print its result as JSON
   stepbox compile STEP.ts       compile a TypeScript step to JavaScript
   stepbox serve [flags]         serve the API (gRPC, Connect, HTTP+JSON)
   stepbox version               print the version

@@ -15,9 +15,10 @@ import (
 	"github.com/stepbox/stepbox/sandbox"
 )
 
-const runUsage = `Usage: stepbox run STEP.js|STEP.ts [flags]
+const runUsage = `Usage: stepbox run STEP.js|STEP.ts|STEP.py [flags]
 
-Runs one step (use - to read it from stdin; a .ts file is TypeScript). Console output and status
+Runs one step (use - to read it from stdin; a .ts file is TypeScript, a .py
+file Python). Console output and status
 events go to stderr, the result goes to stdout as JSON.
 
 Flags:
