@@ -103,6 +103,7 @@ func New(engine *sandbox.Engine, cfg Config) (*Server, error) {
 	})
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", s.metrics.Handler())
+	s.mountPlayground(mux) // GET / and /playground/: see playground.go
 	s.handler = mux
 	return s, nil
 }

@@ -1,0 +1,705 @@
+// Stepbox playground. Plain JavaScript, no dependencies, no build step.
+//
+// It calls the unary Run RPC over HTTP+JSON, exactly as curl would
+// (POST stepbox.v1.StepboxService/Run, see server/README.md), and shows the
+// answer. Everything it renders from the server or the user goes through
+// textContent: nothing is ever parsed as HTML.
+"use strict";
+
+(() => {
+  const RUN_PATH = "stepbox.v1.StepboxService/Run"; // relative: works under a path prefix too
+  const CONFIG_PATH = "playground/config.json";
+  const KEY_STORAGE = "stepbox.playground.apiKey"; // sessionStorage only
+  const DRAFT_STORAGE = "stepbox.playground.draft"; // sessionStorage too
+  const MAX_INT32 = 2147483647;
+
+  const EXAMPLE_INPUT = '{"id": 7}';
+  const EXAMPLE_DATA = '{\n  "user": {"name": "Ada", "orders": [{"amount": 12.5}, {"amount": 30}]}\n}';
+  const EXAMPLES = {
+    javascript: [
+      'reportStatus({ stage: "start" });',
+      'const user = await dataProxy.request("user", { id: input.id });',
+      'console.log("hello", user.name);',
+      'console.info("orders:", user.orders);',
+      "const total = user.orders.reduce((sum, o) => sum + o.amount, 0);",
+      "return { greeting: `hi ${user.name}`, total };",
+      "",
+    ].join("\n"),
+    typescript: [
+      "interface Order { amount: number }",
+      "interface User { name: string; orders: Order[] }",
+      "",
+      'reportStatus({ stage: "start" });',
+      'const user = (await dataProxy.request("user", { id: input.id })) as User;',
+      'console.log("hello", user.name);',
+      "const total: number = user.orders.reduce((sum, o) => sum + o.amount, 0);",
+      "return { greeting: `hi ${user.name}`, total };",
+      "",
+    ].join("\n"),
+    python: [
+      'report_status({"stage": "start"})',
+      'user = await data_proxy.request("user", {"id": input["id"]})',
+      'print("hello", user["name"])',
+      'total = sum(o["amount"] for o in user["orders"])',
+      'return {"greeting": "hi " + user["name"], "total": total}',
+      "",
+    ].join("\n"),
+  };
+
+  const STATS = [
+    ["wallMs", "wall time", "ms"],
+    ["cpuMs", "CPU time", "ms"],
+    ["codeMs", "code time", "ms"],
+    ["queueMs", "queued", "ms"],
+    ["heapMb", "heap", "MB"],
+    ["dataRequests", "data requests", ""],
+    ["dataBytes", "data bytes", "B"],
+    ["fetchRequests", "fetches", ""],
+    ["fetchBytes", "fetch bytes", "B"],
+    ["statusEvents", "status events", ""],
+    ["consoleEvents", "console events", ""],
+    ["consoleDropped", "console dropped", ""],
+  ];
+
+  const $ = (id) => document.getElementById(id);
+  const form = $("run-form");
+  const code = $("code");
+  const gutter = $("gutter");
+  const language = $("language");
+  const inputEl = $("input");
+  const dataEl = $("data");
+  const wallEl = $("wallMs");
+  const memEl = $("memoryMb");
+  const apiKey = $("apiKey");
+  const runBtn = $("run");
+  const stopBtn = $("stop");
+
+  let controller = null; // the AbortController of the run in flight
+  let runs = 0; // requests sent, for tests and curiosity
+
+  // h builds an element: h("li", {className: "x"}, "text", child, ...).
+  // Strings become text nodes; nothing is interpreted as HTML.
+  function h(tag, attrs, ...children) {
+    const el = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "dataset") Object.assign(el.dataset, v);
+      else if (k === "on") for (const [ev, fn] of Object.entries(v)) el.addEventListener(ev, fn);
+      else el[k] = v;
+    }
+    for (const c of children) {
+      if (c === null || c === undefined || c === false) continue;
+      el.append(c instanceof Node ? c : String(c));
+    }
+    return el;
+  }
+
+  // ---------- JSON helpers (lossless: numbers are never reparsed) ----------
+
+  // prettyJSON re-indents JSON text without parsing its numbers, so that
+  // 12345678901234567890 or 0.1 come out exactly as the step returned them.
+  function prettyJSON(text) {
+    if (typeof text !== "string") return String(text);
+    try { JSON.parse(text); } catch { return text; }
+    let out = "";
+    let depth = 0;
+    const nl = () => "\n" + "  ".repeat(depth);
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (c === '"') {
+        let j = i + 1;
+        while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+        out += text.slice(i, j + 1);
+        i = j;
+      } else if (c === "{" || c === "[") {
+        let j = i + 1;
+        while (j < text.length && " \t\r\n".includes(text[j])) j++;
+        if (text[j] === (c === "{" ? "}" : "]")) {
+          out += c + text[j];
+          i = j;
+        } else {
+          depth++;
+          out += c + nl();
+        }
+      } else if (c === "}" || c === "]") {
+        depth--;
+        out += nl() + c;
+      } else if (c === ",") {
+        out += "," + nl();
+      } else if (c === ":") {
+        out += ": ";
+      } else if (!" \t\r\n".includes(c)) {
+        out += c;
+      }
+    }
+    return out;
+  }
+
+  // compactJSON is JSON text on one line (lossless, like prettyJSON).
+  function compactJSON(text) {
+    return prettyJSON(text).replace(/\n\s*/g, (m, off, s) => (s[off - 1] === "," ? " " : ""));
+  }
+
+  // skipJSON returns the index just past the JSON value starting at i
+  // (after whitespace) in text, which is known to be valid JSON.
+  function skipJSON(text, i) {
+    while (" \t\r\n".includes(text[i])) i++;
+    let depth = 0;
+    for (; i < text.length; i++) {
+      const c = text[i];
+      if (c === '"') {
+        i++;
+        while (text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+        if (depth === 0) return i + 1;
+      } else if (c === "{" || c === "[") {
+        depth++;
+      } else if (c === "}" || c === "]") {
+        depth--;
+        if (depth === 0) return i + 1;
+        if (depth < 0) return i;
+      } else if (depth === 0 && (c === "," || " \t\r\n".includes(c))) {
+        return i;
+      }
+    }
+    return i;
+  }
+
+  // objectMembers returns the members of the JSON object text as
+  // [key, raw value text] pairs, values byte for byte as written.
+  function objectMembers(text) {
+    const members = [];
+    let i = text.indexOf("{") + 1;
+    for (;;) {
+      while (" \t\r\n,".includes(text[i])) i++;
+      if (text[i] === "}" || i >= text.length) return members;
+      const keyEnd = skipJSON(text, i);
+      const key = JSON.parse(text.slice(i, keyEnd));
+      i = text.indexOf(":", keyEnd) + 1;
+      while (" \t\r\n".includes(text[i])) i++;
+      const end = skipJSON(text, i);
+      members.push([key, text.slice(i, end)]);
+      i = end;
+    }
+  }
+
+  // jsonProblem explains why text is not JSON, with a line and column.
+  function jsonProblem(text, err) {
+    let msg = err.message;
+    const m = /position (\d+)/.exec(msg);
+    if (m && !/line \d+/.test(msg)) {
+      const before = text.slice(0, Number(m[1])).split("\n");
+      msg += ` (line ${before.length}, column ${before[before.length - 1].length + 1})`;
+    }
+    return msg;
+  }
+
+  // ---------- the editor ----------
+
+  const indentUnit = () => (language.value === "python" ? "    " : "  ");
+
+  function replaceRange(start, end, text, selStart, selEnd) {
+    code.focus();
+    code.setSelectionRange(start, end);
+    // insertText keeps the browser's undo history; setRangeText where it
+    // is not supported.
+    if (!document.execCommand || !document.execCommand("insertText", false, text)) {
+      code.setRangeText(text, start, end, "end");
+    }
+    code.setSelectionRange(selStart, selEnd);
+    codeChanged();
+  }
+
+  // selectedLines returns the start and end offsets of the lines the
+  // selection touches.
+  function selectedLines() {
+    const v = code.value;
+    const { selectionStart: s, selectionEnd: e } = code;
+    const start = v.lastIndexOf("\n", s - 1) + 1;
+    let end = e > s && v[e - 1] === "\n" ? e - 1 : e;
+    const nl = v.indexOf("\n", end);
+    end = nl === -1 ? v.length : nl;
+    return [start, end];
+  }
+
+  function indent() {
+    const { selectionStart: s, selectionEnd: e, value: v } = code;
+    const unit = indentUnit();
+    if (s === e) {
+      replaceRange(s, e, unit, s + unit.length, s + unit.length);
+      return;
+    }
+    const [start, end] = selectedLines();
+    const block = v.slice(start, end).replace(/^/gm, unit);
+    replaceRange(start, end, block, start, start + block.length);
+  }
+
+  function dedent() {
+    const { selectionStart: s, selectionEnd: e, value: v } = code;
+    const unit = indentUnit();
+    const [start, end] = selectedLines();
+    const lines = v.slice(start, end).split("\n");
+    let removedFirst = 0;
+    const out = lines.map((line, i) => {
+      const m = line.startsWith("\t") ? 1 : Math.min(unit.length, line.length - line.trimStart().length);
+      if (i === 0) removedFirst = m;
+      return line.slice(m);
+    });
+    const block = out.join("\n");
+    if (block === v.slice(start, end)) return;
+    if (s === e) {
+      const caret = Math.max(start, s - removedFirst);
+      replaceRange(start, end, block, caret, caret);
+    } else {
+      replaceRange(start, end, block, start, start + block.length);
+    }
+  }
+
+  function newline() {
+    const { selectionStart: s, selectionEnd: e, value: v } = code;
+    const lineStart = v.lastIndexOf("\n", s - 1) + 1;
+    const line = v.slice(lineStart, s);
+    let lead = /^[ \t]*/.exec(line)[0];
+    const opens = language.value === "python" ? /:\s*$/ : /[{[(]\s*$/;
+    if (opens.test(line)) lead += indentUnit();
+    const text = "\n" + lead;
+    replaceRange(s, e, text, s + text.length, s + text.length);
+  }
+
+  let escaped = false; // Esc, then Tab moves the focus out of the editor
+  code.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") {
+      escaped = true;
+      return;
+    }
+    const plain = !ev.ctrlKey && !ev.altKey && !ev.metaKey;
+    if (ev.key === "Tab" && plain && !escaped) {
+      ev.preventDefault();
+      if (ev.shiftKey) dedent();
+      else indent();
+    } else if (ev.key === "Enter" && plain && !ev.shiftKey && !ev.isComposing) {
+      ev.preventDefault();
+      newline();
+    }
+    escaped = false;
+  });
+
+  function updateGutter() {
+    const n = code.value.split("\n").length;
+    if (gutter.dataset.n !== String(n)) {
+      gutter.textContent = Array.from({ length: n }, (_, i) => i + 1).join("\n");
+      gutter.dataset.n = String(n);
+    }
+    gutter.scrollTop = code.scrollTop;
+  }
+
+  function updateCaret() {
+    const before = code.value.slice(0, code.selectionStart).split("\n");
+    $("caret").textContent = `Ln ${before.length}, Col ${before[before.length - 1].length + 1}`;
+  }
+
+  // goTo selects line:column of the editor (1-based), to show where an
+  // error arose.
+  function goTo(line, column) {
+    const lines = code.value.split("\n");
+    line = Math.min(Math.max(1, line), lines.length);
+    let off = 0;
+    for (let i = 0; i < line - 1; i++) off += lines[i].length + 1;
+    const col = Math.min(Math.max(1, column || 1), lines[line - 1].length + 1);
+    code.focus();
+    code.setSelectionRange(off + col - 1, off + lines[line - 1].length);
+    const lh = parseFloat(getComputedStyle(code).lineHeight) || 19;
+    code.scrollTop = Math.max(0, (line - 1) * lh - code.clientHeight / 3);
+    updateGutter();
+    updateCaret();
+  }
+
+  function codeChanged() {
+    updateGutter();
+    updateCaret();
+    saveDraft();
+  }
+  code.addEventListener("input", codeChanged);
+  code.addEventListener("scroll", () => { gutter.scrollTop = code.scrollTop; });
+  for (const ev of ["keyup", "click", "select", "focus"]) code.addEventListener(ev, updateCaret);
+
+  // Ctrl+Enter runs from any field.
+  form.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+      ev.preventDefault();
+      if (!runBtn.disabled) form.requestSubmit(runBtn);
+    }
+  });
+
+  // ---------- drafts, language, the API key ----------
+
+  let draftTimer = 0;
+  function saveDraft() {
+    clearTimeout(draftTimer);
+    draftTimer = setTimeout(() => {
+      const d = {
+        language: language.value, code: code.value, input: inputEl.value,
+        data: dataEl.value, wallMs: wallEl.value, memoryMb: memEl.value,
+      };
+      try { sessionStorage.setItem(DRAFT_STORAGE, JSON.stringify(d)); } catch { /* storage off: no drafts */ }
+    }, 300);
+  }
+
+  function loadDraft() {
+    let d = null;
+    try { d = JSON.parse(sessionStorage.getItem(DRAFT_STORAGE) || "null"); } catch { d = null; }
+    if (d && EXAMPLES[d.language] !== undefined) {
+      language.value = d.language;
+      code.value = d.code || "";
+      inputEl.value = d.input || "";
+      dataEl.value = d.data || "";
+      wallEl.value = d.wallMs || "";
+      memEl.value = d.memoryMb || "";
+    } else {
+      code.value = EXAMPLES.javascript;
+      inputEl.value = EXAMPLE_INPUT;
+      dataEl.value = EXAMPLE_DATA;
+    }
+    language.dataset.previous = language.value;
+  }
+
+  // Switching language swaps the example in, unless the code was edited.
+  language.addEventListener("change", () => {
+    const prev = language.dataset.previous;
+    if (code.value.trim() === "" || code.value === EXAMPLES[prev]) code.value = EXAMPLES[language.value];
+    language.dataset.previous = language.value;
+    codeChanged();
+  });
+  $("reset").addEventListener("click", () => {
+    code.value = EXAMPLES[language.value];
+    if (inputEl.value.trim() === "") inputEl.value = EXAMPLE_INPUT;
+    if (dataEl.value.trim() === "") dataEl.value = EXAMPLE_DATA;
+    codeChanged();
+  });
+  for (const el of [inputEl, dataEl, wallEl, memEl]) el.addEventListener("input", saveDraft);
+
+  try { apiKey.value = sessionStorage.getItem(KEY_STORAGE) || ""; } catch { /* storage off */ }
+  apiKey.addEventListener("input", () => {
+    apiKey.classList.remove("invalid");
+    try {
+      if (apiKey.value) sessionStorage.setItem(KEY_STORAGE, apiKey.value);
+      else sessionStorage.removeItem(KEY_STORAGE);
+    } catch { /* storage off: the key lives in the field only */ }
+  });
+
+  // ---------- validation ----------
+
+  function showProblem(id, field, msg) {
+    const p = $(id);
+    p.textContent = msg || "";
+    p.hidden = !msg;
+    if (field) field.classList.toggle("invalid", Boolean(msg));
+  }
+
+  // validate builds the Run request, or reports every problem of the form
+  // next to its field and returns null.
+  function validate() {
+    let ok = true;
+    const req = { language: language.value, code: code.value };
+
+    showProblem("code-problem", code, code.value.trim() === "" ? "The code is empty." : "");
+    if (code.value.trim() === "") ok = false;
+
+    const inText = inputEl.value.trim();
+    let inMsg = "";
+    if (inText !== "") {
+      try {
+        JSON.parse(inText);
+        req.input = inText; // as written: lossless
+      } catch (err) {
+        inMsg = "Input is not valid JSON: " + jsonProblem(inText, err);
+      }
+    }
+    showProblem("input-problem", inputEl, inMsg);
+    if (inMsg) ok = false;
+
+    const dataText = dataEl.value.trim();
+    let dataMsg = "";
+    if (dataText !== "") {
+      let parsed;
+      try {
+        parsed = JSON.parse(dataText);
+      } catch (err) {
+        dataMsg = "Data fixtures are not valid JSON: " + jsonProblem(dataText, err);
+      }
+      if (!dataMsg && (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))) {
+        dataMsg = 'Data fixtures must be a JSON object mapping a method to its answer, e.g. {"user": {"name": "Ada"}}.';
+      }
+      if (!dataMsg) {
+        req.data = {};
+        for (const [k, v] of objectMembers(dataText)) req.data[k] = v;
+      }
+    }
+    showProblem("data-problem", dataEl, dataMsg);
+    if (dataMsg) ok = false;
+
+    const limits = {};
+    const limitMsgs = [];
+    for (const [el, name] of [[wallEl, "wallMs"], [memEl, "memoryMb"]]) {
+      const raw = el.value.trim();
+      // A number input holds "" for text it cannot parse; validity tells.
+      const bad = el.validity && el.validity.badInput;
+      let msg = "";
+      if (bad) msg = `${name} must be a whole number.`;
+      else if (raw !== "") {
+        const n = Number(raw);
+        if (!Number.isInteger(n) || n < 1 || n > MAX_INT32) msg = `${name} must be a whole number from 1 to ${MAX_INT32}; leave it empty for the plan's.`;
+        else limits[name] = n;
+      }
+      el.classList.toggle("invalid", Boolean(msg));
+      if (msg) limitMsgs.push(msg);
+    }
+    showProblem("limits-problem", null, limitMsgs.join("\n"));
+    if (limitMsgs.length) ok = false;
+    if (Object.keys(limits).length) req.limits = limits;
+
+    if (!ok) {
+      const first = form.querySelector(".invalid");
+      if (first) first.focus();
+      return null;
+    }
+    return req;
+  }
+
+  // ---------- rendering ----------
+
+  function setOutcome(state, ...parts) {
+    const o = $("outcome");
+    o.dataset.state = state;
+    o.replaceChildren(...parts.filter((p) => p !== null && p !== undefined));
+  }
+
+  function clearOutput() {
+    for (const id of ["result-box", "error-box", "events-box", "stats-box"]) $(id).hidden = true;
+    $("result").textContent = "";
+    $("error").replaceChildren();
+    $("events").replaceChildren();
+    $("stats").tBodies[0].replaceChildren();
+  }
+
+  const ms = (v) => (v < 10 ? v.toFixed(2) : v < 1000 ? v.toFixed(1) : Math.round(v).toString());
+
+  function renderEvents(events, req) {
+    const list = $("events");
+    const fixtures = req.data || {};
+    events.forEach((ev, i) => {
+      let kind = "?";
+      let cls = "";
+      let body;
+      if (ev.status !== undefined) {
+        kind = "status";
+        cls = "status";
+        body = jsonBlock(ev.status);
+      } else if (ev.console) {
+        const level = ev.console.level || "log";
+        kind = "console." + level;
+        cls = level;
+        body = ev.console.text || "";
+      } else if (ev.dataRequest) {
+        const dr = ev.dataRequest;
+        kind = "data";
+        cls = "data";
+        const answered = Object.prototype.hasOwnProperty.call(fixtures, dr.method);
+        body = h("span", {},
+          `request(${JSON.stringify(dr.method)}, ${compactJSON(dr.params || "null")})`,
+          h("span", { className: "note" }, answered ? "  → answered from the fixtures" : "  → refused: no fixture for this method"));
+      } else if (ev.fetch !== undefined) {
+        kind = "fetch";
+        cls = "fetch";
+        body = fetchBody(ev.fetch);
+      } else {
+        body = JSON.stringify(ev);
+      }
+      list.append(h("li", { className: cls === "warn" || cls === "error" ? cls : "" },
+        h("span", { className: "n" }, String(i + 1)),
+        h("span", { className: "kind " + cls }, kind),
+        h("div", { className: "body" }, body)));
+    });
+    $("events-count").textContent = `(${events.length})`;
+    $("events-box").hidden = false;
+  }
+
+  // jsonBlock shows JSON text on one line when short, pretty otherwise.
+  function jsonBlock(text) {
+    const flat = compactJSON(text);
+    return flat.length <= 100 ? flat : h("pre", {}, prettyJSON(text));
+  }
+
+  function fetchBody(text) {
+    let a = null;
+    try { a = JSON.parse(text); } catch { return text; }
+    const parts = [a.decision || "?", a.method || "GET", a.url || ""];
+    if (a.status) parts.push(`→ ${a.status}`);
+    if (a.bytes_in !== undefined) parts.push(`${a.bytes_in} B in`);
+    if (a.duration_ms !== undefined) parts.push(`${ms(Number(a.duration_ms))} ms`);
+    if (a.redirects) parts.push(`${a.redirects} redirects`);
+    const reason = [a.kind, a.limit, a.reason].filter(Boolean).join(": ");
+    return h("span", {},
+      parts.join(" "),
+      reason ? h("span", { className: "note" }, "  (" + reason + ")") : null,
+      h("details", {}, h("summary", {}, "audit record"), h("pre", {}, prettyJSON(text))));
+  }
+
+  function renderError(e) {
+    const dl = $("error");
+    const row = (name, ...value) => dl.append(h("dt", {}, name), h("dd", {}, ...value));
+    dl.append(h("dt", {}, "code"), h("dd", { className: "code" }, e.code || "?"));
+    if (e.limit) row("limit", e.limit);
+    row("message", e.message || "");
+    if (e.position && e.position.line) {
+      const { line, column } = e.position;
+      row("position", h("button", {
+        type: "button", className: "link", title: "Show in the editor",
+        on: { click: () => goTo(line, column) },
+      }, `line ${line}, column ${column || 1}`));
+    }
+    if (e.diagnostics && e.diagnostics.length) {
+      row("diagnostics", h("ul", {}, ...e.diagnostics.map((d) => h("li", {},
+        h("button", {
+          type: "button", className: "link", title: "Show in the editor",
+          on: { click: () => goTo(d.line, d.column) },
+        }, `${d.line || "?"}:${d.column || "?"}`),
+        " " + (d.message || "")))));
+    }
+    if (e.stack) row("stack", h("pre", {}, e.stack));
+    $("error-box").hidden = false;
+  }
+
+  function renderStats(stats, roundTrip) {
+    const tb = $("stats").tBodies[0];
+    const s = stats || {};
+    for (const [key, label, unit] of STATS) {
+      const v = Number(s[key] || 0); // protojson leaves zeros out
+      const text = unit === "ms" ? ms(v) : unit === "MB" ? v.toFixed(2) : String(v);
+      tb.append(h("tr", { dataset: { stat: key } }, h("th", {}, label), h("td", {}, text), h("td", { className: "unit" }, unit)));
+    }
+    tb.append(h("tr", { dataset: { stat: "roundTripMs" } },
+      h("th", {}, "round trip (browser)"), h("td", {}, ms(roundTrip)), h("td", { className: "unit" }, "ms")));
+    $("stats-box").hidden = false;
+  }
+
+  function renderRun(body, req, roundTrip) {
+    const runId = body.runId || "";
+    renderEvents(body.events || [], req);
+    if (body.result) {
+      const r = body.result;
+      $("result").textContent = prettyJSON(r.value === undefined || r.value === "" ? "null" : r.value);
+      $("result-box").hidden = false;
+      renderStats(r.stats, roundTrip);
+      setOutcome("ok", "✓ ok ", h("span", { className: "muted" },
+        `· ${ms(Number((r.stats && r.stats.wallMs) || 0))} ms · ${runId}`));
+    } else if (body.error) {
+      const e = body.error;
+      renderError(e);
+      renderStats(e.stats, roundTrip);
+      setOutcome("failed", `✗ ${e.code || "ERROR"}${e.limit ? " (" + e.limit + ")" : ""} `,
+        h("span", { className: "muted" }, `· ${e.message || ""} · ${runId}`));
+    } else {
+      setOutcome("failed", "The answer has neither result nor error.");
+    }
+  }
+
+  const HINTS = {
+    401: "The server wants an API key: enter it above.",
+    403: "Your key's tenant may not use this plan.",
+    413: "The request is larger than the server accepts (maxRequestBytes).",
+    429: "Your tenant has as many runs in flight as it may: retry when one has ended.",
+    501: "This language is not available on this server.",
+    503: "The server is busy or shutting down: retry shortly.",
+  };
+
+  // renderRefusal shows a request the server did not run: an HTTP error
+  // with Connect's JSON body, whose stepbox.v1.Error detail holds the
+  // contract's code and, for TypeScript, every diagnostic.
+  function renderRefusal(status, body, text) {
+    const rpcCode = (body && body.code) || "";
+    const message = (body && body.message) || text.slice(0, 500) || "(no message)";
+    let detail = null;
+    for (const d of (body && body.details) || []) {
+      if (d.type === "stepbox.v1.Error" && d.debug) detail = d.debug;
+    }
+    setOutcome("refused", `✗ HTTP ${status}${rpcCode ? " " + rpcCode : ""} `,
+      h("span", { className: "muted" }, "· " + message));
+    renderError(detail || { code: rpcCode || `HTTP ${status}`, message });
+    if (HINTS[status]) $("error").append(h("dt", {}, "hint"), h("dd", {}, HINTS[status]));
+    if (status === 401) {
+      $("auth").hidden = false;
+      apiKey.classList.add("invalid");
+      apiKey.focus();
+    }
+  }
+
+  // ---------- running ----------
+
+  async function run() {
+    clearOutput();
+    const req = validate();
+    if (!req) {
+      setOutcome("invalid", "Fix the problems marked in the form: nothing was sent.");
+      return;
+    }
+    const headers = { "Content-Type": "application/json" };
+    const key = apiKey.value.trim();
+    if (key) headers.Authorization = "Bearer " + key;
+
+    controller = new AbortController();
+    runBtn.disabled = true;
+    stopBtn.disabled = false;
+    setOutcome("running", "Running…");
+    runs++;
+    document.body.dataset.runs = String(runs);
+    const t0 = performance.now();
+    try {
+      const resp = await fetch(RUN_PATH, {
+        method: "POST", headers, body: JSON.stringify(req),
+        signal: controller.signal, cache: "no-store", credentials: "omit",
+      });
+      const text = await resp.text();
+      const roundTrip = performance.now() - t0;
+      let body = null;
+      try { body = JSON.parse(text); } catch { body = null; }
+      if (resp.ok && body) renderRun(body, req, roundTrip);
+      else renderRefusal(resp.status, body, text);
+    } catch (err) {
+      if (err && err.name === "AbortError") {
+        setOutcome("failed", "■ Stopped ", h("span", { className: "muted" },
+          "· the connection was closed, so the server aborts the run"));
+      } else {
+        setOutcome("refused", "✗ Network error ", h("span", { className: "muted" }, "· " + String(err && err.message || err)));
+      }
+    } finally {
+      controller = null;
+      runBtn.disabled = false;
+      stopBtn.disabled = true;
+    }
+  }
+
+  form.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    if (!controller) run();
+  });
+  stopBtn.addEventListener("click", () => { if (controller) controller.abort(); });
+
+  // ---------- start ----------
+
+  async function init() {
+    loadDraft();
+    codeChanged();
+    try {
+      const resp = await fetch(CONFIG_PATH, { cache: "no-store", credentials: "omit" });
+      const cfg = await resp.json();
+      if (cfg.auth === "keys") $("auth").hidden = false;
+      $("server-info").textContent = [
+        cfg.version ? "server " + cfg.version : "",
+        cfg.auth === "keys" ? "API key required" : "no authentication",
+      ].filter(Boolean).join(" · ");
+    } catch {
+      $("auth").hidden = false; // cannot tell: offer the field
+    }
+    document.body.dataset.ready = "1";
+  }
+  init();
+})();
