@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stepbox/stepbox/internal/ipc"
@@ -33,9 +34,10 @@ type Session struct {
 	replies chan ipc.Reply
 	plan    string // the plan's name, resolved
 
-	fetches  fetcher
-	finished chan struct{} // closed when the runtime returned
-	cause    error         // why the run could not start, kept for Unwrap
+	fetches   fetcher
+	finished  chan struct{} // closed when the runtime returned
+	cause     error         // why the run could not start, kept for Unwrap
+	abandoned atomic.Bool   // an in-process run that outlived wall+grace
 
 	mu      sync.Mutex
 	pending map[int64]bool // guarded by mu: data requests not yet answered
@@ -133,7 +135,17 @@ func (s *Session) Wait() (Result, error) {
 
 // Emit implements jsrt.Host: it delivers a non-terminal event, blocking
 // while the caller's buffer is full.
-func (s *Session) Emit(ctx context.Context, ev *ipc.Event) error {
+func (s *Session) Emit(ctx context.Context, ev *ipc.Event) (err error) {
+	if s.abandoned.Load() {
+		return errAbandoned
+	}
+	defer func() {
+		// An abandoned in-process run may still be sending as its stream
+		// closes; it gets an error, not a panic.
+		if recover() != nil {
+			err = errAbandoned
+		}
+	}()
 	if fr := ev.FetchRequest; fr != nil {
 		s.fetches.wg.Add(1) // Done when the fetch is answered.
 		go s.fetch(fr)
@@ -181,10 +193,10 @@ func (s *Session) run(w *waiter) {
 			if term, err = s.e.py.run(s.ctx, *s.job); err != nil {
 				s.cause = err
 			}
+			s.e.sched.release()
 		} else {
-			term = s.e.js.Run(s.ctx, *s.job)
+			term = s.runJS()
 		}
-		s.e.sched.release()
 	}
 	close(s.finished)
 	if reqs, bytes, ok := s.closeFetches(); ok {
@@ -257,3 +269,34 @@ func (s *Session) meter(start time.Time, st Stats) {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+var errAbandoned = errors.New("the run was abandoned")
+
+// runJS runs a JavaScript job and releases its slot. A worker process is
+// killed by the pool when it outlives wall+Grace. In-process there is no
+// process to kill: a step stuck inside one native built-in call (a loop of
+// 2^53 iterations in Array.prototype.indexOf, say) never checks for the
+// interrupt. The run is then abandoned: it ends LIMIT_EXCEEDED (limit
+// "time") for its caller, and its goroutine keeps the slot until the
+// engine's call returns, if ever.
+func (s *Session) runJS() *ipc.Event {
+	if s.e.cfg.Isolation != IsolationInProcess {
+		defer s.e.sched.release()
+		return s.e.js.Run(s.ctx, *s.job)
+	}
+	done := make(chan *ipc.Event, 1)
+	go func() {
+		done <- s.e.js.Run(s.ctx, *s.job)
+		s.e.sched.release()
+	}()
+	t := time.NewTimer(time.Duration(s.job.Limits.WallMs)*time.Millisecond + s.e.cfg.Grace)
+	defer t.Stop()
+	select {
+	case term := <-done:
+		return term
+	case <-t.C:
+	}
+	s.abandoned.Store(true)
+	return &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: ipc.LimitTime,
+		Message: fmt.Sprintf("the step did not stop within its wall-clock limit plus the grace period (wallMs=%d, grace=%v): it is stuck in a native call, and its in-process runtime was abandoned", s.job.Limits.WallMs, s.e.cfg.Grace)}}
+}
