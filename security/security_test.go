@@ -1,0 +1,126 @@
+package security_test
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stepbox/stepbox/internal/testenv"
+	"github.com/stepbox/stepbox/sandbox"
+)
+
+// The tests of this package run in the order they are declared here. The
+// native-loop rows come last: a loop the engine cannot interrupt keeps a CPU
+// busy after its row has failed, and would slow everything after it.
+
+func TestMain(m *testing.M) { testenv.Main(m) }
+
+// TestCatalogueNames keeps row names unique, so that -run can pick one.
+func TestCatalogueNames(t *testing.T) {
+	for name, rows := range catalogues() {
+		seen := map[string]bool{}
+		for _, a := range rows {
+			if seen[a.name] {
+				t.Errorf("%s: row %q appears twice", name, a.name)
+			}
+			seen[a.name] = true
+		}
+	}
+}
+
+func catalogues() map[string][]attack {
+	m := map[string][]attack{"native": nativeLoops}
+	for _, sec := range sections(nil) {
+		m[sec.name] = sec.rows
+	}
+	return m
+}
+
+// TestAttacks runs the catalogue: every row against a real engine, for
+// each isolation. Each section has its own engine, which must still work
+// at the end; sections and isolations run in parallel, rows one by one.
+func TestAttacks(t *testing.T) {
+	for _, iso := range isolations {
+		t.Run(iso.name, func(t *testing.T) {
+			t.Parallel()
+			for _, sec := range sections(t) {
+				t.Run(sec.name, func(t *testing.T) {
+					t.Parallel()
+					runSection(t, iso, sec)
+					if sec.after != nil {
+						sec.after(t)
+					}
+				})
+			}
+		})
+	}
+}
+
+// sections are the catalogue's sections, each with the engine it needs. A
+// nil t gives the rows only.
+func sections(t *testing.T) []section {
+	var port int
+	var conns *atomic.Int64
+	if t != nil {
+		port, conns = loopback(t)
+	}
+	return []section{
+		{name: "escape", rows: escapes},
+		{name: "memory", rows: memoryBombs},
+		{name: "recursion", rows: recursionBombs},
+		{name: "time", rows: timeBombs},
+		{name: "json", rows: jsonBombs},
+		{name: "floods", rows: floods},
+		{name: "typescript", lang: sandbox.TypeScript, rows: typescript},
+		{
+			name:  "egress",
+			cfg:   egressConfig(port),
+			subst: strings.NewReplacer("$PORT", strconv.Itoa(port)),
+			rows:  ssrf,
+			after: func(t *testing.T) {
+				if n := conns.Load(); n != 0 {
+					t.Errorf("SSRF: the loopback server saw %d connections; want none", n)
+				}
+			},
+		},
+	}
+}
+
+// TestNoStateAcrossRuns pollutes a runtime in one run and looks for the
+// pollution in the next, on an engine with one slot.
+func TestNoStateAcrossRuns(t *testing.T) {
+	for _, iso := range isolations {
+		t.Run(iso.name, func(t *testing.T) {
+			t.Parallel()
+			noStateAcrossRuns(t, iso)
+		})
+	}
+}
+
+// TestSoak runs many mixed runs at once, for each isolation at the same
+// time, counting terminal events; then checks that the goroutines are back
+// to where they were before.
+func TestSoak(t *testing.T) {
+	base := runtime.NumGoroutine()
+	t.Run("runs", func(t *testing.T) {
+		for _, iso := range isolations {
+			t.Run(iso.name, func(t *testing.T) {
+				t.Parallel()
+				soak(t, iso)
+			})
+		}
+	})
+	settled(t, base)
+}
+
+// TestNativeLoops runs the rows that loop inside a built-in.
+func TestNativeLoops(t *testing.T) {
+	for _, iso := range isolations {
+		t.Run(iso.name, func(t *testing.T) {
+			t.Parallel()
+			runSection(t, iso, section{rows: nativeLoops})
+		})
+	}
+}
