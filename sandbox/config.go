@@ -57,6 +57,17 @@ type Config struct {
 	// Egress enables the guest's fetch through the host's FetchProxy. Nil
 	// means fetch is off: every fetch rejects with a TypeError.
 	Egress *Egress `json:"egress,omitempty"`
+	// PlanModules lists, per plan name, the modules the plan's requests may
+	// use: built-in modules (ModuleDuckDB, ModuleGLPK) and names of
+	// Packages.Catalogue. A request for another, by Request.Modules or by
+	// an import, is refused with VALIDATION. A plan without an entry (and
+	// every plan, when PlanModules is nil) may use them all; an empty list
+	// allows none.
+	PlanModules map[string][]string `json:"planModules,omitempty"`
+	// Packages configures the npm packages that JavaScript and TypeScript
+	// steps may import; the zero value is DefaultPackages in the default
+	// cache directory.
+	Packages Packages `json:"packages,omitempty"`
 }
 
 const (
@@ -67,7 +78,8 @@ const (
 // resolved is a validated Config with its defaults filled in.
 type resolved struct {
 	Config
-	plans map[string]Limits // effective: defaults filled, caps applied
+	plans   map[string]Limits // effective: defaults filled, caps applied
+	modules *moduleSet
 }
 
 func (c Config) resolve() (*resolved, error) {
@@ -134,6 +146,7 @@ func (c Config) resolve() (*resolved, error) {
 	if r.Meter == nil {
 		r.Meter = noMeter{}
 	}
+	errs = append(errs, c.resolveModules(r)...)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("stepbox: invalid config: %w", err)
 	}

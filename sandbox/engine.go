@@ -76,7 +76,7 @@ func New(cfg Config) (*Engine, error) {
 // UNAVAILABLE: queue full, engine closed) and no events follow; once Submit
 // returns a Session, exactly one terminal event ends its stream.
 func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
-	job, ts, err := e.prepare(req)
+	job, ts, err := e.prepare(ctx, req)
 	plan := req.Plan
 	if plan == "" {
 		plan = e.cfg.DefaultPlan
@@ -162,6 +162,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	if first {
 		defer e.stop(ctx)
 		defer e.py.close()
+		defer e.cfg.modules.close()
 	}
 	done := make(chan struct{})
 	go func() { e.wg.Wait(); close(done) }()
@@ -182,7 +183,7 @@ func (e *Engine) Close(ctx context.Context) error {
 
 // prepare validates req into a job with effective limits, and the mapper
 // of a TypeScript step's positions.
-func (e *Engine) prepare(req Request) (*jsrt.Job, *tsMapper, error) {
+func (e *Engine) prepare(ctx context.Context, req Request) (*jsrt.Job, *tsMapper, error) {
 	plan := req.Plan
 	if plan == "" {
 		plan = e.cfg.DefaultPlan
@@ -196,9 +197,6 @@ func (e *Engine) prepare(req Request) (*jsrt.Job, *tsMapper, error) {
 		if lim, err = lim.lower(req.Limits, plan); err != nil {
 			return nil, nil, newError(CodeValidation, err, "%v", err)
 		}
-	}
-	if len(req.Modules) > 0 {
-		return nil, nil, newError(CodeValidation, nil, "modules %q are not available in this build", req.Modules)
 	}
 	code := req.Code
 	var ts *tsMapper
@@ -242,7 +240,11 @@ func (e *Engine) prepare(req Request) (*jsrt.Job, *tsMapper, error) {
 			return nil, nil, newError(CodeValidation, err, "input is %v", err)
 		}
 	}
-	return &jsrt.Job{Code: code, Input: req.Input, Limits: lim.wire()}, ts, nil
+	mods, pkgs, err := e.cfg.modules.resolve(ctx, req, plan, code, ts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &jsrt.Job{Code: code, Input: req.Input, Limits: lim.wire(), Modules: mods, Packages: pkgs}, ts, nil
 }
 
 func (e *Engine) nextRunID() string {

@@ -9,6 +9,7 @@ import (
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jail"
 	"github.com/stepbox/stepbox/internal/jsrt"
+	"github.com/stepbox/stepbox/internal/modules/npm"
 	"github.com/stepbox/stepbox/internal/pool"
 )
 
@@ -82,11 +83,12 @@ func newRunner(r *resolved) (runner, func(context.Context), error) {
 }
 
 // maxFrameBytes fits the largest value a frame may carry, plus room for
-// its envelope.
+// its envelope. An execute frame carries the code, the input and the
+// bundles of the packages the step imports.
 func maxFrameBytes(r *resolved) int {
 	m := 0
 	for _, l := range r.plans {
-		m = max(m, l.MaxResultBytes, l.MaxDataBytes, l.MaxConsoleBytes)
+		m = max(m, l.MaxResultBytes, l.MaxDataBytes+l.MaxCodeBytes+npm.MaxBundleBytes, l.MaxConsoleBytes)
 	}
 	return min(m+(1<<20), 1<<31)
 }

@@ -12,5 +12,6 @@ func TestMain(m *testing.M) {
 		if shared != nil {
 			shared.Close(context.Background())
 		}
+		closeModuleEngine()
 	})
 }

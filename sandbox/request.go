@@ -35,7 +35,12 @@ type Request struct {
 	Limits Limits `json:"limits,omitempty"`
 	// Tenant identifies who the run is for, in metering and fairness.
 	Tenant string `json:"tenant,omitempty"`
-	// Modules lists the host modules the step wants.
+	// Modules lists the modules the step wants: built-in ones
+	// (ModuleDuckDB, ModuleGLPK), which become globals of that name in
+	// this run only, and packages of Config.Packages.Catalogue (which a
+	// step gets by importing them anyway). An unknown name, or one the
+	// plan does not allow (Config.PlanModules), is a VALIDATION error.
+	// JavaScript and TypeScript only: Python steps have no modules yet.
 	Modules []string `json:"modules,omitempty"`
 	// Egress narrows the engine's (and the plan's) egress policy for this
 	// run. It can never widen it.

@@ -74,6 +74,8 @@ func Main(ctx context.Context, st *State) int {
 		return runCommand(ctx, st, args)
 	case "compile":
 		return compileCommand(st, args)
+	case "packages":
+		return packagesCommand(ctx, st, args)
 	case "serve":
 		return serveCommand(ctx, st, args)
 	case "version", "--version":

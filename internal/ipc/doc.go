@@ -27,7 +27,8 @@
 //	    │── ping {seq} ───────────────────────────────────▶│
 //	    │◀─────────────────────────────────── pong {seq} ──│
 //	    │                                                  │
-//	    │── execute {runId, code, input, limits} ─────────▶│ one run at a time
+//	    │── execute {runId, code, input, limits, ─────────▶│ one run at a time
+//	    │            modules, packages}                    │
 //	    │◀───────────── event {runId, status|console} ─────│ host recounts each
 //	    │◀──── event {runId, data_request|fetch_request} ──│ against the limits
 //	    │── reply {runId, id, value|error|limit} ─────────▶│ same id

@@ -97,6 +97,22 @@ type Execute struct {
 	Code   string          `json:"code"`
 	Input  json.RawMessage `json:"input,omitempty"` // JSON; empty means null
 	Limits Limits          `json:"limits"`
+	// Modules are the built-in modules the run's guest gets ("duckdb",
+	// "glpk"); the engine has checked them against the plan.
+	Modules []string `json:"modules,omitempty"`
+	// Packages are the npm packages the step imports, as bundles. They
+	// travel with every run that imports them; the worker compiles each
+	// bundle to bytecode once and keeps it.
+	Packages []Package `json:"packages,omitempty"`
+}
+
+// Package is one npm package of the engine's catalogue, bundled: Source is
+// a script (made by package npm with esbuild) whose completion value is
+// the package's module namespace.
+type Package struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Source  string `json:"source"`
 }
 
 // Abort asks the worker to stop a run. Reason, if set, becomes the cause of

@@ -1,8 +1,10 @@
 // Stepbox guest bootstrap. Evaluated once per runtime, before any user code,
 // from bytecode compiled by Stepbox itself. It captures the built-ins it relies
 // on, removes the raw host entry point from the global object, installs the
-// guest API (input, dataProxy, reportStatus, console, timers) and evaluates to
-// the dispatch function the host drives the run with.
+// guest API (input, dataProxy, reportStatus, console, timers, fetch) and
+// evaluates to the dispatch function the host drives the run with. The module
+// objects (duckdb, glpk) and the package table are built here too, but become
+// globals only in a run that asks for them.
 //
 // Every function here is named __sbx_* so that stack traces can drop the
 // bootstrap's own frames; user code is compiled by the AsyncFunction
@@ -34,7 +36,6 @@
   const MapDelete = Map.prototype.delete;
   const MapHas = Map.prototype.has;
   const AsyncFunction = (async function () {}).constructor;
-  const SyntaxErrorCtor = SyntaxError;
 
   // The bootstrap never calls a method through .call: a step may replace
   // Function.prototype.call, and would then be handed the bootstrap's maps.
@@ -50,7 +51,7 @@
   if (SymbolCtor.dispose === undefined) ObjectDefineProperty(SymbolCtor, "dispose", { value: SymbolCtor.for("Symbol.dispose") });
   if (SymbolCtor.asyncDispose === undefined) ObjectDefineProperty(SymbolCtor, "asyncDispose", { value: SymbolCtor.for("Symbol.asyncDispose") });
 
-  const pending = new MapCtor(); // request id -> [resolve, reject, isFetch]
+  const pending = new MapCtor(); // request id -> [resolve, reject, isFetch, moduleError]
   const timers = new MapCtor(); // timer id -> [fn, args, intervalMs]
 
   const MAX_FORMAT = 64 * 1024; // characters of one formatted console argument
@@ -72,6 +73,10 @@
       if (why === "out of memory") throw e;
       if (why === "stack overflow") why = "nested too deeply";
       throw new TypeErrorCtor(what + " is not JSON-serializable: " + why);
+    }
+    if (text === undefined) {
+      // A function, a Symbol or undefined itself has no JSON form.
+      throw new TypeErrorCtor(what + " is not JSON-serializable: " + typeof value);
     }
     return text;
   }
@@ -408,6 +413,113 @@
     ObjectDefineProperty(global, k, { value: guest[k], writable: true, configurable: true, enumerable: false });
   }
 
+  // ---- modules: duckdb, glpk (native, in the worker) and npm packages -----
+
+  // __sbx_module starts a module operation and returns its promise. The
+  // Error a failure rejects with is made now, so that its stack shows the
+  // step's line.
+  function __sbx_module(op, a, b, c) {
+    const err = new ErrorCtor("");
+    const id = host(op, a, b, c);
+    return new PromiseCtor(function __sbx_pendingModule(resolve, reject) {
+      mapSet(pending, id, [resolve, reject, false, err]);
+    });
+  }
+
+  function __sbx_str(v, what) {
+    if (typeof v !== "string") throw new TypeErrorCtor(what + " must be a string");
+    return v;
+  }
+
+  // Query parameters: JSON values; a BigInt travels as its decimal text,
+  // which DuckDB casts to the placeholder's type.
+  function __sbx_params(params) {
+    try {
+      return JSONstringify(params, function __sbx_bigint(k, v) { return typeof v === "bigint" ? StringCtor(v) : v; });
+    } catch (e) {
+      let why;
+      try { why = StringCtor(e && e.message); } catch (_) { why = "unknown"; }
+      if (why === "out of memory") throw e;
+      throw new TypeErrorCtor("db.query parameters are not JSON-serializable: " + why);
+    }
+  }
+
+  class Database {
+    #h;
+    constructor(h) { this.#h = h; }
+    async load(table, rows) {
+      __sbx_str(table, "db.load: the table name");
+      // JSON text (from fetch's text(), say) goes as it is, unparsed.
+      if (typeof rows !== "string" && !ArrayIsArray(rows)) throw new TypeErrorCtor("db.load: rows must be an array of objects, or its JSON text");
+      await __sbx_module("duckdb.load", this.#h, table, typeof rows === "string" ? rows : __sbx_json(rows, "db.load rows"));
+    }
+    async query(sql, ...params) {
+      __sbx_str(sql, "db.query: the SQL");
+      return __sbx_module("duckdb.query", this.#h, sql, params.length === 0 ? "" : __sbx_params(params));
+    }
+    async exec(sql) {
+      __sbx_str(sql, "db.exec: the SQL");
+      await __sbx_module("duckdb.exec", this.#h, sql);
+    }
+    async close() {
+      await __sbx_module("duckdb.close", this.#h);
+    }
+    [SymbolCtor.asyncDispose]() { return this.close(); }
+  }
+
+  const duckdbObj = ObjectFreeze({
+    open: async function open() {
+      const h = await __sbx_module("duckdb.open");
+      return new Database(h);
+    },
+  });
+
+  // glpk.js's constants (GLPK's own numbers) and solve.
+  const glpkObj = ObjectFreeze({
+    GLP_MIN: 1, GLP_MAX: 2,
+    GLP_FR: 1, GLP_LO: 2, GLP_UP: 3, GLP_DB: 4, GLP_FX: 5,
+    GLP_MSG_OFF: 0, GLP_MSG_ERR: 1, GLP_MSG_ON: 2, GLP_MSG_ALL: 3, GLP_MSG_DBG: 4,
+    GLP_UNDEF: 1, GLP_FEAS: 2, GLP_INFEAS: 3, GLP_NOFEAS: 4, GLP_OPT: 5, GLP_UNBND: 6,
+    solve: async function solve(model, options) {
+      if (model === null || typeof model !== "object") throw new TypeErrorCtor("glpk.solve: the model must be an object");
+      const m = __sbx_json(model, "glpk.solve model");
+      const o = options === undefined ? "" : __sbx_json(options, "glpk.solve options");
+      return __sbx_module("glpk.solve", m, o);
+    },
+  });
+
+  function __sbx_define(name, value) {
+    ObjectDefineProperty(global, name, { value: value, writable: true, configurable: true, enumerable: false });
+  }
+
+  // __sbx_modules makes the run's built-in modules globals.
+  function __sbx_modules(list) {
+    const names = JSONparse(list);
+    for (let i = 0; i < names.length; i++) {
+      if (names[i] === "duckdb") __sbx_define("duckdb", duckdbObj);
+      else if (names[i] === "glpk") __sbx_define("glpk", glpkObj);
+    }
+  }
+
+  // The package table: the step's rewritten imports call __sbx_require
+  // (declarations) and __sbx_import (import() calls).
+  let packages;
+  function __sbx_package(name, ns) {
+    if (packages === undefined) {
+      packages = new MapCtor();
+      __sbx_define("__sbx_require", function __sbx_require(name) {
+        const ns = mapGet(packages, name);
+        if (ns === undefined) throw new ErrorCtor("package \"" + StringCtor(name) + "\" is not available in this run");
+        return ns;
+      });
+      const req = global.__sbx_require;
+      __sbx_define("__sbx_import", function __sbx_import(name) {
+        return new PromiseCtor(function __sbx_importing(resolve) { resolve(req(name)); });
+      });
+    }
+    mapSet(packages, name, ns);
+  }
+
   // __sbx_failure describes a thrown value for the host without trusting it:
   // every read is guarded, and a value that is not an Error is formatted.
   function __sbx_failure(e) {
@@ -426,16 +538,34 @@
       info.name = "Uncaught";
       info.message = "[unformattable thrown value]";
     }
-    return JSONstringify(info);
+    // Written by hand, not by JSON.stringify: a step can break that one's
+    // internals (an inherited index setter, say), and a failure must still
+    // reach the host as it happened.
+    return '{"name":' + __sbx_quote(info.name) + ',"message":' + __sbx_quote(info.message) +
+      ',"stack":' + __sbx_quote(info.stack) + ',"line":' + (info.line | 0) + ',"column":' + (info.column | 0) + "}";
+  }
+
+  // __sbx_quote returns s as a JSON string, at most MAX_FORMAT characters
+  // of it, without touching any object the step can reach.
+  const HEX = "0123456789abcdef";
+  function __sbx_quote(s) {
+    s = typeof s === "string" ? s : "";
+    let out = '"';
+    const n = s.length < MAX_FORMAT ? s.length : MAX_FORMAT;
+    for (let i = 0; i < n; i++) {
+      const c = ReflectApply(StringCharCodeAt, s, [i]);
+      if (c === 34) out += '\\"';
+      else if (c === 92) out += "\\\\";
+      else if (c < 32 || (c >= 0xd800 && c < 0xe000)) out += "\\u" + HEX[(c >> 12) & 15] + HEX[(c >> 8) & 15] + HEX[(c >> 4) & 15] + HEX[c & 15];
+      else out += s[i];
+    }
+    return out + '"';
   }
 
   function __sbx_finish(value) {
     let text;
     try {
       text = value === undefined ? "null" : __sbx_json(value, "the result");
-      if (text === undefined) {
-        throw new TypeErrorCtor("the result is not JSON-serializable: " + typeof value);
-      }
     } catch (e) {
       host("done", false, __sbx_failure(e));
       return;
@@ -452,9 +582,11 @@
     try {
       fn = new AsyncFunction(code);
     } catch (e) {
-      // Code that closes the function's braces itself runs at compile
-      // time; what it throws is a runtime error, not a syntax error.
-      host(e instanceof SyntaxErrorCtor ? "syntax" : "done", false, __sbx_failure(e));
+      // The host compiled the same text before (compile only, nothing
+      // ran), so a syntax error was reported then. What is thrown here
+      // comes from code that closed the function's braces itself and ran
+      // at construction: a runtime error, whatever its name.
+      host("done", false, __sbx_failure(e));
       return;
     }
     let input;
@@ -489,8 +621,16 @@
         return;
       }
       r[0](v);
+    } else if (r[2]) {
+      r[1](new TypeErrorCtor("fetch failed: " + payload));
+    } else if (r[3] !== undefined) {
+      // A module call: its Error was made at the call, so that its stack
+      // points at the step's line.
+      const e = r[3];
+      e.message = payload;
+      r[1](e);
     } else {
-      r[1](r[2] ? new TypeErrorCtor("fetch failed: " + payload) : new ErrorCtor(payload));
+      r[1](new ErrorCtor(payload));
     }
   }
 
@@ -514,6 +654,8 @@
       case "start": return __sbx_start(a, b);
       case "reply": return __sbx_reply(a, b, c);
       case "timer": return __sbx_timer(a);
+      case "modules": return __sbx_modules(a);
+      case "package": return __sbx_package(a, b);
     }
   };
 })(globalThis);

@@ -21,4 +21,24 @@
 // limit, event counts by ipc.Budget. A limit crossed inside a host function
 // panics with stopPanic, which the engine turns into an uncatchable
 // exception: no catch or finally block of the step runs after it.
+//
+// # Modules
+//
+// A Job's Modules become globals of its run only (duckdb, glpk: the
+// objects are built by the bootstrap, installed by the "modules" dispatch).
+// Their calls are host operations that return a pending id, like data
+// requests; the work runs on the run's module goroutine (modules.go), one
+// call at a time, with the run's context and wall deadline, and its reply
+// comes back through the event loop. So timers and limits keep working
+// while DuckDB or GLPK computes, and the run's end interrupts them. The
+// module goroutine ends with the run; its databases are closed in the
+// background. Each Runtime keeps one DuckDB database ready (duckdb.Pool),
+// made by its first run that opens one.
+//
+// A Job's Packages are npm bundles (package npm). Their bytecode is
+// compiled once per process (packages.go); the step's imports of them are
+// rewritten before it compiles (imports.go: the AsyncFunction constructor
+// refuses import declarations), and each is evaluated in the run's VM
+// before the step starts, or already was, in a VM the Runtime prepared
+// after an earlier run with the same packages.
 package jsrt

@@ -49,7 +49,7 @@ func (rn *run) thrown(payload string, code ipc.Code) *ipc.Failure {
 		return rn.oom()
 	case info.Name == "InternalError" && info.Message == "stack overflow":
 		f.Name, f.Message, f.Limit = "RangeError", "Maximum call stack size exceeded", ipc.LimitStackDepth
-	case rn.peak.Load() >= uint64(rn.job.Limits.MemoryMB)<<19 &&
+	case rn.nearMemoryLimit() &&
 		(info.Name == "Uncaught" && info.Message == "null" || info.Name == "InternalError" && info.Message == ""):
 		// Near the limit the engine throws null when it cannot even
 		// allocate the out-of-memory error, or an error whose message it
@@ -60,9 +60,7 @@ func (rn *run) thrown(payload string, code ipc.Code) *ipc.Failure {
 		f.Name, f.Message = "", "Uncaught "+info.Message
 	}
 	f.Stack, f.Position = RewriteStack(info.Stack)
-	if code == ipc.CodeValidation {
-		f.Stack, f.Position = "", syntaxPosition(rn.job.Code, info.Line-headerLines, info.Column)
-	}
+
 	if f.Name != "" {
 		f.Message = f.Name + ": " + f.Message
 	}
@@ -101,6 +99,12 @@ func RewriteStack(stack string) (string, *ipc.Position) {
 		}
 		ln, _ := strconv.Atoi(line[m[2]:m[3]])
 		ln -= headerLines
+		if ln < 1 {
+			// Code compiled from a string inside the step (eval, new
+			// Function): its lines are not the step's.
+			b.WriteString(line[:m[0]] + "<eval code>" + line[m[1]:] + "\n")
+			continue
+		}
 		col := 0
 		loc := StepFile + ":" + strconv.Itoa(ln)
 		if m[4] >= 0 {

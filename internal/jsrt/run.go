@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	lib "modernc.org/libquickjs"
 	"modernc.org/quickjs"
 
 	"github.com/stepbox/stepbox/internal/ipc"
@@ -33,22 +34,31 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 	if strings.TrimSpace(input) == "" {
 		input = "null"
 	}
-	m, err := r.acquire()
+	code, codes, f := prepareJob(job)
+	if f != nil {
+		return failure(f, ipc.Stats{WallMs: ms(time.Since(start))})
+	}
+	m, preloaded, err := r.acquireWith(job.Packages, codes)
 	if err != nil {
 		return failure(&ipc.Failure{Code: ipc.CodeUnavailable, Message: err.Error()}, ipc.Stats{})
 	}
 	defer r.release(m)
+	if preloaded {
+		codes = nil
+	}
 
 	rn := newRun(ctx, m, job, start)
+	rn.rt = r
 	r.sampler.add(rn)
 	defer rn.finish()
 	defer r.sampler.remove(rn)
-	return rn.execute(input)
+	return rn.execute(code, codes, input)
 }
 
 // run is the state of one execution. Its fields are touched only by the VM
 // goroutine, except where marked.
 type run struct {
+	rt     *Runtime
 	m      *machine
 	job    Job
 	budget *ipc.Budget
@@ -59,7 +69,8 @@ type run struct {
 	ctx    context.Context // ends when the run must stop; Emit watches it
 	cancel context.CancelFunc
 
-	pending map[int64]ipc.Kind // requests awaiting a Reply: data or fetch
+	pending map[int64]ipc.Kind // requests awaiting a Reply: data, fetch or module
+	mods    *modules           // nil until the first module call
 	timers  map[int64]*time.Timer
 	nextID  int64
 	wake    chan int64 // fired timer ids, from timer goroutines
@@ -185,6 +196,7 @@ func (rn *run) fail(f *ipc.Failure) {
 }
 
 func (rn *run) finish() {
+	rn.stopModules()
 	close(rn.exited)
 	rn.afterCtx()
 	rn.stopMu.Lock()
@@ -199,9 +211,27 @@ func (rn *run) finish() {
 	rn.m.run = nil
 }
 
-func (rn *run) execute(input string) *ipc.Event {
+// execute runs code, the job's code with its imports rewritten, after
+// loading the packages whose bytecode is in codes (none when the VM has
+// them already).
+func (rn *run) execute(code string, codes []*compiledPackage, input string) *ipc.Event {
 	rn.js(func() error {
-		_, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "start", rn.job.Code, input)
+		if len(rn.job.Modules) > 0 {
+			mods, _ := json.Marshal(rn.job.Modules)
+			if _, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "modules", string(mods)); err != nil {
+				return err
+			}
+		}
+		if len(codes) > 0 {
+			if err := rn.m.loadPackages(rn.job.Packages, codes); err != nil {
+				return err
+			}
+		}
+		if f := rn.syntaxCheck(code); f != nil {
+			rn.result = failure(f, ipc.Stats{})
+			return nil
+		}
+		_, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "start", code, input)
 		return err
 	})
 	for rn.result == nil && rn.reason() == nil {
@@ -215,15 +245,37 @@ func (rn *run) execute(input string) *ipc.Event {
 			rn.fireTimer(id)
 		case rep := <-rn.job.Replies:
 			rn.deliver(rep)
+		case rep := <-rn.modReplies():
+			rn.deliverModule(rep)
 		case <-rn.stopped:
 		}
 	}
+	// A result reported before a stop stands: work the step left queued
+	// behind its return (a microtask flood, say) cannot take it back.
 	ev := rn.result
-	if f := rn.reason(); f != nil {
+	if f := rn.reason(); f != nil && ev == nil {
 		ev = failure(f, ipc.Stats{})
 	}
 	rn.fillStats(ev)
 	return ev
+}
+
+// syntaxCheck compiles the step the way the AsyncFunction constructor will
+// (the same two header lines) without running anything, so a syntax error
+// is reported as VALIDATION with the user's position, and anything thrown
+// while the function is then built is known to come from code that ran.
+func (rn *run) syntaxCheck(code string) *ipc.Failure {
+	v, err := rn.m.vm.EvalValue("(async function anonymous(\n) {\n"+code+"\n})", quickjs.EvalGlobal|lib.MJS_EVAL_FLAG_COMPILE_ONLY)
+	if err == nil {
+		v.Free()
+		return nil
+	}
+	var qe *quickjs.Error
+	if !errors.As(err, &qe) || qe.Name != "SyntaxError" {
+		return nil // out of memory or interrupted: the run itself reports it
+	}
+	return &ipc.Failure{Code: ipc.CodeValidation, Name: qe.Name, Message: qe.Name + ": " + qe.Message,
+		Position: syntaxPosition(code, qe.LineNumber-headerLines, qe.ColumnNumber)}
 }
 
 // js calls into JavaScript and accounts for the time spent there.
@@ -257,11 +309,20 @@ func (rn *run) js(call func() error) {
 		rn.stop(rn.timeout(ipc.LimitWall)) // the engine's deadline fired first
 		return
 	}
-	if errors.As(err, &qe) && qe.Message == "out of memory" {
+	if errors.As(err, &qe) && (qe.Message == "out of memory" || rn.nearMemoryLimit() && qe.Name == "" && qe.Message == "") {
+		// Near the limit the engine may throw null instead of its
+		// out-of-memory error.
 		rn.stop(rn.oom())
 		return
 	}
 	rn.result = failure(&ipc.Failure{Code: ipc.CodeRuntime, Message: err.Error()}, ipc.Stats{})
+}
+
+// nearMemoryLimit reports whether the sampled peak heap reached half the
+// memory limit: what tells an engine out of memory from a step that threw
+// null itself.
+func (rn *run) nearMemoryLimit() bool {
+	return rn.peak.Load() >= uint64(rn.job.Limits.MemoryMB)<<19
 }
 
 // protect runs call, turning a stopPanic from a host function into a
@@ -450,6 +511,8 @@ func (rn *run) host(args []any) (any, error) {
 			delete(rn.timers, id)
 		}
 		return nil, nil
+	case "duckdb.open", "duckdb.load", "duckdb.query", "duckdb.exec", "duckdb.close", "glpk.solve":
+		return rn.moduleCall(op, args)
 	case "done":
 		ok, _ := arg[bool](args, 1)
 		payload, _ := arg[string](args, 2)
@@ -458,10 +521,8 @@ func (rn *run) host(args []any) (any, error) {
 		} else {
 			rn.result = failure(rn.thrown(payload, ipc.CodeRuntime), ipc.Stats{})
 		}
-		return nil, nil
-	case "syntax":
-		payload, _ := arg[string](args, 2)
-		rn.result = failure(rn.thrown(payload, ipc.CodeValidation), ipc.Stats{})
+		// Jobs the step left queued must not run on: stop draining them.
+		rn.m.vm.Interrupt()
 		return nil, nil
 	}
 	return nil, fmt.Errorf("unknown host operation %q", op)

@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"modernc.org/quickjs"
 
 	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/modules/duckdb"
 )
 
 //go:embed bootstrap.js
@@ -48,14 +50,35 @@ type Config struct {
 // VM on its own goroutine for the run's whole life, and a VM is closed after
 // its run, never reused.
 type Runtime struct {
-	warm    chan *machine // ready VMs; owned by whoever receives one
-	refill  chan struct{} // a nudge to the filler goroutine
-	discard chan *machine // used VMs for the filler goroutine to close
-	done    chan struct{} // closed by Close
+	warm    chan *machine   // ready VMs; owned by whoever receives one
+	refill  chan struct{}   // a nudge to the filler goroutine
+	discard chan *machine   // used VMs for the filler goroutine to close
+	done    chan struct{}   // closed by Close
+	closed  context.Context // ends when Close starts
+	stopAll context.CancelFunc
 	wg      sync.WaitGroup
 	sampler *sampler
 
 	closeOnce sync.Once
+
+	duckMu sync.Mutex
+	// duck keeps a DuckDB database ready for the runs that use the duckdb
+	// module; made by the first such run, so that a process that never
+	// runs one never starts DuckDB. Guarded by duckMu.
+	duck *duckdb.Pool
+	// duckClosed is set when Close starts; later databases close at
+	// once. Guarded by duckMu.
+	duckClosed bool
+	// closing counts the databases being closed in the background.
+	closing sync.WaitGroup
+
+	pkgNeed chan *packageSet // to the filler: make a VM with these packages
+	pkgMu   sync.Mutex
+	pkgSets map[string]*packageSet // guarded by pkgMu; see acquireWith
+	pkgSeq  uint64                 // guarded by pkgMu
+	// preloaded counts the runs that got a VM with their packages
+	// evaluated (for tests).
+	preloaded atomic.Uint64
 }
 
 // New returns a Runtime and starts filling its warm pool in the background.
@@ -76,7 +99,10 @@ func New(cfg Config) (*Runtime, error) {
 		discard: make(chan *machine, 64),
 		done:    make(chan struct{}),
 		sampler: newSampler(),
+		pkgNeed: make(chan *packageSet, maxPackageSets),
+		pkgSets: map[string]*packageSet{},
 	}
+	r.closed, r.stopAll = context.WithCancel(context.Background())
 	r.wg.Add(2) // Done when filler and the sampler return, after Close.
 	go r.filler()
 	go func() { defer r.wg.Done(); r.sampler.loop() }()
@@ -87,8 +113,52 @@ func New(cfg Config) (*Runtime, error) {
 // Close closes the warm VMs and stops the background goroutine. Runs in
 // progress are not affected: they own their VMs. Close is idempotent.
 func (r *Runtime) Close() {
-	r.closeOnce.Do(func() { close(r.done); close(r.sampler.done) })
+	r.closeOnce.Do(func() { r.stopAll(); close(r.done); close(r.sampler.done) })
 	r.wg.Wait()
+	r.duckMu.Lock()
+	r.duckClosed = true
+	r.duckMu.Unlock()
+	r.closing.Wait()
+	r.duckMu.Lock()
+	if r.duck != nil {
+		_ = r.duck.Close()
+	}
+	r.duckMu.Unlock()
+}
+
+// closeDB closes a run's database in the background: freeing DuckDB takes
+// a few milliseconds that neither the guest's db.close() nor the run's end
+// should wait for. Nothing can reach the database any more. Close waits
+// for these.
+func (r *Runtime) closeDB(db *duckdb.DB) {
+	r.duckMu.Lock()
+	if r.duckClosed {
+		r.duckMu.Unlock()
+		_ = db.Close()
+		return
+	}
+	r.closing.Add(1) // Done when the database is closed; Close waits.
+	r.duckMu.Unlock()
+	go func() {
+		defer r.closing.Done()
+		_ = db.Close()
+	}()
+}
+
+// duckPool returns the runtime's pool of DuckDB databases, starting it on
+// first use. After Close it returns a closed pool, whose Open fails.
+func (r *Runtime) duckPool() *duckdb.Pool {
+	r.duckMu.Lock()
+	defer r.duckMu.Unlock()
+	if r.duck == nil {
+		r.duck = duckdb.NewPool(1)
+		select {
+		case <-r.done:
+			_ = r.duck.Close()
+		default:
+		}
+	}
+	return r.duck
 }
 
 func (r *Runtime) nudge() {
@@ -104,6 +174,7 @@ func (r *Runtime) filler() {
 	for {
 		select {
 		case <-r.done:
+			r.closePackageSets()
 			for {
 				select {
 				case m := <-r.warm:
@@ -116,6 +187,8 @@ func (r *Runtime) filler() {
 			}
 		case m := <-r.discard:
 			m.close()
+		case ps := <-r.pkgNeed:
+			r.preload(ps)
 		case <-r.refill:
 			for len(r.warm) < cap(r.warm) {
 				m, err := newMachine()
@@ -212,7 +285,13 @@ type Job struct {
 	Code   string
 	Input  json.RawMessage // JSON; empty means null
 	Limits ipc.Limits      // effective limits, every field positive
-	Host   Host
+	// Modules are the built-in modules (BuiltinModules) the guest gets as
+	// globals; no other module object exists in the run.
+	Modules []string
+	// Packages are the npm bundles the step imports (see ScanImports); the
+	// step's imports of them are rewritten before it compiles.
+	Packages []ipc.Package
+	Host     Host
 	// Replies carries answers to the run's data requests. The sender must
 	// not block on it: size its buffer for MaxDataRequests.
 	Replies <-chan ipc.Reply

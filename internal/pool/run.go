@@ -48,7 +48,7 @@ func (p *Pool) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
 		input = nil
 	}
 	frame, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameExecute, RunID: id,
-		Execute: &ipc.Execute{Code: job.Code, Input: input, Limits: lim}}, p.cfg.MaxFrameBytes)
+		Execute: &ipc.Execute{Code: job.Code, Input: input, Limits: lim, Modules: job.Modules, Packages: job.Packages}}, p.cfg.MaxFrameBytes)
 	if err != nil {
 		f := &ipc.Failure{Code: ipc.CodeValidation, Message: "input is not valid JSON"}
 		if errors.Is(err, ipc.ErrFrameTooLarge) {

@@ -207,7 +207,7 @@ func (s *server) current(id uint64) *activeRun {
 func (s *server) execute(ctx context.Context, ar *activeRun, x *ipc.Execute) {
 	defer s.wg.Done()
 	em := &emitter{s: s, id: ar.id}
-	ev := s.runner.Run(ctx, jsrt.Job{Code: x.Code, Input: x.Input, Limits: x.Limits, Host: em, Replies: ar.replies})
+	ev := s.runner.Run(ctx, jsrt.Job{Code: x.Code, Input: x.Input, Limits: x.Limits, Modules: x.Modules, Packages: x.Packages, Host: em, Replies: ar.replies})
 	if ev == nil || !ev.Terminal() {
 		ev = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeCrashed, Message: "the runtime returned no terminal event"}}
 	}

@@ -1,0 +1,159 @@
+package jsrt
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/testenv"
+)
+
+func runJob(t *testing.T, rt *Runtime, job Job) *ipc.Event {
+	t.Helper()
+	h := &recorder{replies: make(chan ipc.Reply, 100)}
+	job.Host, job.Replies = h, h.replies
+	if job.Limits == (ipc.Limits{}) {
+		job.Limits = testLimits
+	}
+	return rt.Run(context.Background(), job)
+}
+
+func expectValue(t *testing.T, ev *ipc.Event, want string) {
+	t.Helper()
+	if ev.Result == nil {
+		t.Fatalf("error %+v, want %s", ev.Error, want)
+	}
+	if got := string(ev.Result.Value); got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+func TestModules(t *testing.T) {
+	rt := newRT(t)
+	t.Run("duckdb and glpk", func(t *testing.T) {
+		ev := runJob(t, rt, Job{Modules: []string{ModuleDuckDB, ModuleGLPK}, Code: `
+const db = await duckdb.open();
+await db.load("t", [{a: 1}, {a: 2}]);
+const r = await db.query("SELECT sum(a) AS s, ? AS p FROM t", 42);
+const sol = await glpk.solve({name: "lp", objective: {direction: glpk.GLP_MAX, name: "z", vars: [{name: "x", coef: 1}]},
+  subjectTo: [{name: "c", vars: [{name: "x", coef: 1}], bnds: {type: glpk.GLP_UP, ub: 3}}]});
+return [r, sol.result.z, sol.result.dual]`})
+		expectValue(t, ev, `[[{"s":3,"p":42}],3,{"c":1}]`)
+	})
+	t.Run("only what the job asks for", func(t *testing.T) {
+		expectValue(t, runJob(t, rt, Job{Code: `return [typeof duckdb, typeof glpk]`}), `["undefined","undefined"]`)
+		expectValue(t, runJob(t, rt, Job{Modules: []string{ModuleGLPK}, Code: `return [typeof duckdb, typeof glpk]`}), `["undefined","object"]`)
+	})
+	t.Run("unknown module", func(t *testing.T) {
+		ev := runJob(t, rt, Job{Modules: []string{"sqlite"}, Code: `return 1`})
+		if ev.Error == nil || ev.Error.Code != ipc.CodeValidation {
+			t.Fatalf("%+v", ev)
+		}
+	})
+	t.Run("calls in flight are bounded", func(t *testing.T) {
+		ev := runJob(t, rt, Job{Modules: []string{ModuleDuckDB}, Code: `
+const db = await duckdb.open();
+const ps = [];
+for (let i = 0; i < 100; i++) ps.push(db.query("SELECT ? AS i", i));
+const rs = await Promise.allSettled(ps);
+return [rs.filter(r => r.status === "fulfilled").length, rs.find(r => r.status === "rejected").reason.message]`})
+		expectValue(t, ev, `[64,"duckdb.query: too many module calls in flight (the limit is 64); await them"]`)
+	})
+	t.Run("module work is off the VM goroutine", func(t *testing.T) {
+		lim := testLimits
+		lim.WallMs = 400
+		start := time.Now()
+		ev := runJob(t, rt, Job{Limits: lim, Modules: []string{ModuleDuckDB}, Code: `
+const db = await duckdb.open();
+await db.query("SELECT count(*) FROM range(1000000000) a, range(1000000) b")`})
+		if ev.Error == nil || ev.Error.Code != ipc.CodeTimeout || ev.Error.Limit != ipc.LimitWall {
+			t.Fatalf("%+v", ev)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Fatalf("took %v", took)
+		}
+		if ev.Error.Stats.CPUMs > 200 {
+			t.Errorf("the query counted as guest CPU: %v ms", ev.Error.Stats.CPUMs)
+		}
+	})
+}
+
+func TestModuleMemory(t *testing.T) {
+	for _, tc := range []struct {
+		mb   int
+		want int64
+	}{{16, 16 << 20}, {32, 16 << 20}, {128, 64 << 20}, {1024, 512 << 20}} {
+		if got := ModuleMemoryBytes(tc.mb); got != tc.want {
+			t.Errorf("memoryMb %d: %d, want %d", tc.mb, got, tc.want)
+		}
+	}
+}
+
+// pkg is a package bundle as package npm makes them, small.
+var pkg = ipc.Package{Name: "tiny", Version: "1.0.0", Source: `(function () {
+var __sbx_pkg = (() => { const ns = {}; ns.double = x => 2 * x; ns.default = "dflt"; return ns })();
+return __sbx_pkg;
+})()`}
+
+func TestPackageImports(t *testing.T) {
+	rt := newRT(t)
+	expectValue(t, runJob(t, rt, Job{Packages: []ipc.Package{pkg}, Code: `import * as t from "tiny";
+import d, { double } from "tiny";
+const u = await import("tiny");
+return [t.double(2), d, double(3), u === t]`}), `[4,"dflt",6,true]`)
+
+	t.Run("the next run gets a VM with the package evaluated", func(t *testing.T) {
+		job := Job{Packages: []ipc.Package{pkg}, Code: `import { double } from "tiny"; return double(5)`}
+		expectValue(t, runJob(t, rt, job), `10`)
+		// The filler prepares a VM for the next run.
+		deadline := time.Now().Add(time.Duration(testenv.Scale(5)) * time.Second)
+		for !rt.hasPreloaded() {
+			if time.Now().After(deadline) {
+				t.Fatal("no VM was prepared")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		before := rt.preloaded.Load()
+		expectValue(t, runJob(t, rt, job), `10`)
+		if rt.preloaded.Load() != before+1 {
+			t.Fatal("the run did not get the prepared VM")
+		}
+	})
+	t.Run("each run has its own namespace", func(t *testing.T) {
+		expectValue(t, runJob(t, rt, Job{Packages: []ipc.Package{pkg}, Code: `import * as t from "tiny"; t.double = () => 0; return t.double(1)`}), `0`)
+		expectValue(t, runJob(t, rt, Job{Packages: []ipc.Package{pkg}, Code: `import * as t from "tiny"; return t.double(1)`}), `2`)
+	})
+	t.Run("a package that throws", func(t *testing.T) {
+		bad := ipc.Package{Name: "bad", Version: "1.0.0", Source: `(function () { throw new Error("boom") })()`}
+		ev := runJob(t, rt, Job{Packages: []ipc.Package{bad}, Code: `import "bad"; return 1`})
+		if ev.Error == nil || ev.Error.Code != ipc.CodeRuntime || !strings.Contains(ev.Error.Message, "package bad@1.0.0 failed to load") {
+			t.Fatalf("%+v", ev)
+		}
+	})
+	t.Run("a package that does not compile", func(t *testing.T) {
+		bad := ipc.Package{Name: "bad", Version: "1.0.1", Source: `(function () {`}
+		ev := runJob(t, rt, Job{Packages: []ipc.Package{bad}, Code: `import "bad"; return 1`})
+		if ev.Error == nil || ev.Error.Code != ipc.CodeUnavailable {
+			t.Fatalf("%+v", ev)
+		}
+	})
+	t.Run("a package's memory counts", func(t *testing.T) {
+		hog := ipc.Package{Name: "hog", Version: "1.0.0", Source: `(function () { const a = []; while (true) a.push("x".repeat(100000) + a.length) })()`}
+		lim := testLimits
+		lim.MemoryMB = 16
+		lim.CPUMs, lim.WallMs = testenv.Scale(2000), testenv.Scale(3000)
+		// Without warm VMs, so without a preload of hog (bounded, but slow
+		// under the race detector).
+		cold, err := New(Config{Warm: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cold.Close()
+		ev := runJob(t, cold, Job{Limits: lim, Packages: []ipc.Package{hog}, Code: `import "hog"`})
+		if ev.Error == nil || ev.Error.Code != ipc.CodeOOM {
+			t.Fatalf("%+v %+v", ev, ev.Error)
+		}
+	})
+}

@@ -1,0 +1,4 @@
+package npm
+
+// Unpack is unpack, for the tests of tarball safety.
+var Unpack = unpack

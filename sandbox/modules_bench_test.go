@@ -1,0 +1,101 @@
+package sandbox_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stepbox/stepbox/sandbox"
+)
+
+// benchModules runs req b.N times, one run in flight, through both
+// isolations, and reports the latency percentiles from Submit to result.
+func benchModules(b *testing.B, req sandbox.Request) { benchModulesPaced(b, req, 0) }
+
+// benchModulesPaced is benchModules with a pause between runs, as when
+// runs arrive at a rate the worker keeps up with.
+func benchModulesPaced(b *testing.B, req sandbox.Request, pause time.Duration) {
+	moduleEngine(b) // installs the packages
+	for _, iso := range []sandbox.Isolation{sandbox.IsolationProcess, sandbox.IsolationInProcess} {
+		b.Run(string(iso), func(b *testing.B) {
+			e := newEngine(b, sandbox.Config{Isolation: iso, PoolSize: 1, Packages: sandbox.Packages{CacheDir: modDir}})
+			// The first runs start DuckDB, compile bundles: not measured.
+			for range 3 {
+				if _, err := e.Run(context.Background(), req, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := e.Run(context.Background(), req, nil); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+				if pause > 0 {
+					b.StopTimer()
+					time.Sleep(pause)
+					b.StartTimer()
+				}
+			}
+			reportPercentiles(b, lat)
+		})
+	}
+}
+
+// BenchmarkDuckDBRun measures a step that opens a database, loads rows
+// from its input, aggregates them and closes the database.
+func BenchmarkDuckDBRun(b *testing.B) {
+	for _, n := range []int{1_000, 10_000} {
+		rows := make([]map[string]any, n)
+		for i := range rows {
+			rows[i] = map[string]any{"id": i, "region": fmt.Sprintf("r%d", i%20), "amount": float64(i%997) / 10}
+		}
+		input, _ := json.Marshal(map[string]any{"rows": rows})
+		b.Run(fmt.Sprintf("rows=%d", n), func(b *testing.B) {
+			benchModules(b, sandbox.Request{Modules: []string{"duckdb"}, Input: input, Code: `
+const db = await duckdb.open();
+await db.load("sales", input.rows);
+const out = await db.query("SELECT region, count(*) AS n, sum(amount) AS total FROM sales GROUP BY region ORDER BY total DESC LIMIT 5");
+await db.close();
+return out`})
+		})
+	}
+}
+
+// BenchmarkGLPKRun measures a step that solves a small MIP.
+func BenchmarkGLPKRun(b *testing.B) {
+	benchModules(b, sandbox.Request{Modules: []string{"glpk"}, Code: `
+const v = (name, coef) => ({name, coef});
+const r = await glpk.solve({
+  name: "royalties",
+  objective: {direction: glpk.GLP_MAX, name: "profit", vars: [v("a", 5), v("b", 4), v("c", 3), v("ya", -10), v("yb", -8), v("yc", -6)]},
+  subjectTo: [
+    {name: "press", vars: [v("a", 2), v("b", 3), v("c", 1)], bnds: {type: glpk.GLP_UP, ub: 50}},
+    {name: "paper", vars: [v("a", 4), v("b", 1), v("c", 2)], bnds: {type: glpk.GLP_UP, ub: 60}},
+    {name: "runA", vars: [v("a", 1), v("ya", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
+    {name: "runB", vars: [v("b", 1), v("yb", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
+    {name: "runC", vars: [v("c", 1), v("yc", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
+  ],
+  generals: ["a", "b", "c"],
+  binaries: ["ya", "yb", "yc"],
+});
+return r.result.z`})
+}
+
+// BenchmarkPackageImport measures what importing simple-statistics adds
+// to a trivial step: compare "import" with "none". Runs back to back
+// ("import") outpace the worker's preparation of VMs with the package
+// evaluated, so most evaluate it themselves (about 3 ms); runs that find
+// one ready ("import-paced", 10 ms apart) pay almost nothing for it.
+func BenchmarkPackageImport(b *testing.B) {
+	none := sandbox.Request{Code: `return [1, 2, 3].reduce((a, b) => a + b) / 3`}
+	imp := sandbox.Request{Code: `import { mean } from "simple-statistics"; return mean([1, 2, 3])`}
+	b.Run("none", func(b *testing.B) { benchModules(b, none) })
+	b.Run("import", func(b *testing.B) { benchModules(b, imp) })
+	b.Run("none-paced", func(b *testing.B) { benchModulesPaced(b, none, 10*time.Millisecond) })
+	b.Run("import-paced", func(b *testing.B) { benchModulesPaced(b, imp, 10*time.Millisecond) })
+}
