@@ -310,17 +310,34 @@ func TestMeter(t *testing.T) {
 	})})
 	_, _, _ = run(t, e, sandbox.Request{Code: "return 1", Tenant: "acme", Metadata: map[string]string{"workflow": "w1"}}, nil)
 	_, _, _ = run(t, e, sandbox.Request{Code: "throw 1", Tenant: "acme"}, nil)
+	// A run's record comes just after its terminal event: wait for it.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n == 2 {
+			break
+		}
+	}
 	_, _ = e.Submit(context.Background(), sandbox.Request{Code: "1", Plan: "nope", Tenant: "acme"})
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) != 3 {
 		t.Fatalf("%d records", len(got))
 	}
-	if got[0].Outcome != "ok" || got[0].Tenant != "acme" || got[0].Plan != "default" || got[0].Language != sandbox.JavaScript || got[0].Metadata["workflow"] != "w1" || got[0].Stats.WallMs <= 0 {
-		t.Errorf("record 0: %+v", got[0])
+	byOutcome := map[string]sandbox.Usage{}
+	for _, u := range got {
+		byOutcome[u.Outcome] = u
 	}
-	if got[1].Outcome != "RUNTIME" || got[2].Outcome != "VALIDATION" {
-		t.Errorf("outcomes %q %q", got[1].Outcome, got[2].Outcome)
+	ok := byOutcome["ok"]
+	if ok.Tenant != "acme" || ok.Plan != "default" || ok.Language != sandbox.JavaScript || ok.Metadata["workflow"] != "w1" || ok.Stats.WallMs <= 0 {
+		t.Errorf("ok record: %+v", ok)
+	}
+	if _, ok := byOutcome["RUNTIME"]; !ok {
+		t.Errorf("no RUNTIME record in %+v", got)
+	}
+	if got[2].Outcome != "VALIDATION" {
+		t.Errorf("the refusal's record is %+v", got[2])
 	}
 }
 
