@@ -120,3 +120,9 @@ var nativeLoops = []attack{
 	{"Array.prototype.join on a huge sparse array", `return new Array(2 ** 32 - 1).join("x").length`, native16, overstays.orElse(fails(sandbox.CodeOOM, "memoryMb"))},
 	{"Array.prototype.indexOf on a 2^53 array-like", `return Array.prototype.indexOf.call({length: 2 ** 53 - 1}, 1)`, native, overstays},
 }
+
+// boundedNativeLoops stand in for nativeLoops in-process: long native calls
+// that end by themselves, after the run's limits.
+var boundedNativeLoops = []attack{
+	{"Array.prototype.indexOf on a 1e7 array-like", `return Array.prototype.indexOf.call({length: 1e7}, 1)`, native, overstays.orElse(returns(`-1`))},
+}
