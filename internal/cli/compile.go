@@ -21,23 +21,11 @@ func compileCommand(st *State, args []string) int {
 	fs := flag.NewFlagSet("compile", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "")
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			fmt.Fprintf(st.Stderr, "stepbox compile: %v\n\n%s", err, compileUsage)
-			return ExitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(files) != 1 {
-		fmt.Fprintf(st.Stderr, "stepbox compile: want one file, got %d\n\n%s", len(files), compileUsage)
+	file, ok := oneFile(st, fs, args, "compile", "file", compileUsage)
+	if !ok {
 		return ExitUsage
 	}
-	src, err := readArg(st, files[0])
+	src, err := readArg(st, file)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "stepbox compile: %v\n", err)
 		return ExitUsage
@@ -47,10 +35,10 @@ func compileCommand(st *State, args []string) int {
 		var se *sandbox.Error
 		if errors.As(err, &se) && len(se.Diagnostics) > 0 {
 			for _, d := range se.Diagnostics {
-				fmt.Fprintf(st.Stderr, "%s:%d:%d: %s\n", files[0], d.Line, d.Column, d.Message)
+				fmt.Fprintf(st.Stderr, "%s:%d:%d: %s\n", file, d.Line, d.Column, d.Message)
 			}
 		} else {
-			fmt.Fprintf(st.Stderr, "%s: %v\n", files[0], err)
+			fmt.Fprintf(st.Stderr, "%s: %v\n", file, err)
 		}
 		return ExitCode(err)
 	}

@@ -59,24 +59,11 @@ func runCommand(ctx context.Context, st *State, args []string) int {
 	fs.StringVar(&f.timeout, "timeout", "", "")
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.StringVar(&f.egress, "egress", "", "")
-	// Flags may come before or after the file name.
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			fmt.Fprintf(st.Stderr, "stepbox run: %v\n\n%s", err, runUsage)
-			return ExitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-	if len(files) != 1 {
-		fmt.Fprintf(st.Stderr, "stepbox run: want one step file, got %d\n\n%s", len(files), runUsage)
+	file, ok := oneFile(st, fs, args, "run", "step file", runUsage)
+	if !ok {
 		return ExitUsage
 	}
-	req, cfg, data, err := f.build(st, files[0])
+	req, cfg, data, err := f.build(st, file)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "stepbox run: %v\n", err)
 		return ExitUsage
@@ -298,4 +285,27 @@ func report(st *State, err error, asJSON bool) int {
 		fmt.Fprintf(st.Stderr, "stepbox: %v\n", err)
 	}
 	return ExitCode(err)
+}
+
+// oneFile parses args with fs, flags before or after the file name, and
+// returns the one file named. On a bad command line it prints why, with
+// the command's usage, and returns false.
+func oneFile(st *State, fs *flag.FlagSet, args []string, cmd, what, usage string) (string, bool) {
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			fmt.Fprintf(st.Stderr, "stepbox %s: %v\n\n%s", cmd, err, usage)
+			return "", false
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(st.Stderr, "stepbox %s: want one %s, got %d\n\n%s", cmd, what, len(files), usage)
+		return "", false
+	}
+	return files[0], true
 }
