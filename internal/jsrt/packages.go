@@ -200,6 +200,13 @@ func (r *Runtime) preload(ps *packageSet) {
 	err = m.loadPackages(ps.pkgs, ps.codes)
 	stop()
 	_ = m.vm.SetEvalTimeout(0)
+	// The engine collects garbage when its heap grows past a threshold
+	// that it sets to 1.5 times the heap at its last collection, and
+	// marking a package's objects takes milliseconds. Without this, the
+	// threshold would be where the package's evaluation left it, just
+	// above the heap, and the run's first allocations would pay for a
+	// collection; with it, the run starts as if one had just happened.
+	m.vm.SetGCThreshold(uintptr(max(m.heap.bytes()*3/2, 256<<10)))
 	if err != nil {
 		// The runs that use the set load it themselves and report the
 		// error.

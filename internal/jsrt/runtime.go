@@ -172,6 +172,14 @@ func (r *Runtime) nudge() {
 func (r *Runtime) filler() {
 	defer r.wg.Done()
 	for {
+		// A VM with packages first: the next run that imports them waits
+		// for nothing else, while a used VM can wait to be closed.
+		select {
+		case ps := <-r.pkgNeed:
+			r.preload(ps)
+			continue
+		default:
+		}
 		select {
 		case <-r.done:
 			r.closePackageSets()
