@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"sort"
 	"time"
@@ -51,6 +52,10 @@ type Config struct {
 	DefaultPlan string `json:"defaultPlan,omitempty"`
 	// Meter receives one record per finished run. Nil means none.
 	Meter Meter `json:"-"`
+	// Logger receives the engine's operational records: worker starts,
+	// deaths, kills and replacements, with the worker's pid and the reason.
+	// Step output never goes here (it is console events). Nil means none.
+	Logger *slog.Logger `json:"-"`
 	// Python configures Python steps; the zero value uses the system's
 	// python3, started on the first Python run.
 	Python PythonConfig `json:"python,omitempty"`

@@ -175,3 +175,23 @@ return { qty } satisfies { qty: number };`)
 	// {"qty":36} <nil>
 	// VALIDATION 1 19
 }
+
+// A readiness probe: ready once a worker is up, while the queue has room.
+func ExampleEngine_Health() {
+	eng, err := sandbox.New(sandbox.Config{PoolSize: 2})
+	if err != nil {
+		panic(err)
+	}
+	defer eng.Close(context.Background())
+	if _, err := eng.Run(context.Background(), sandbox.Request{Code: "return 1"}, nil); err != nil {
+		panic(err)
+	}
+	h := eng.Health()
+	if ready, why := h.Ready(); !ready {
+		fmt.Println("not ready:", why) // e.g. "no worker is up yet" while the pool starts
+		return
+	}
+	fmt.Println("ready; pool:", h.PoolSize, "restarts:", h.Workers.Restarts)
+	// Output:
+	// ready; pool: 2 restarts: 0
+}

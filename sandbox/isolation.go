@@ -58,6 +58,7 @@ func newRunner(r *resolved) (runner, func(context.Context), error) {
 		Warm:          r.Warm,
 		Grace:         r.Grace,
 		MaxFrameBytes: maxFrameBytes(r),
+		Logger:        r.Logger,
 	}
 	if !r.UnsafeNoJail {
 		if err := jail.Probe().Err(); err != nil {

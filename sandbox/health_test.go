@@ -1,0 +1,58 @@
+package sandbox_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stepbox/stepbox/sandbox"
+)
+
+func TestHealthReady(t *testing.T) {
+	up := sandbox.WorkerHealth{Size: 2, Up: 2}
+	for _, c := range []struct {
+		name string
+		h    sandbox.Health
+		why  string // empty: ready
+	}{
+		{"idle", sandbox.Health{PoolSize: 2, QueueSize: 4, Workers: up}, ""},
+		{"busy, queue has room", sandbox.Health{Running: 2, Queued: 3, PoolSize: 2, QueueSize: 4, Workers: up}, ""},
+		{"saturated", sandbox.Health{Running: 2, Queued: 4, PoolSize: 2, QueueSize: 4, Workers: up}, "saturated"},
+		{"no queue, all busy", sandbox.Health{Running: 1, PoolSize: 1, Workers: up}, "saturated"},
+		{"starting", sandbox.Health{PoolSize: 2, QueueSize: 4, Workers: sandbox.WorkerHealth{Size: 2}}, "no worker is up yet"},
+		{"crash-looping", sandbox.Health{PoolSize: 2, QueueSize: 4, Workers: sandbox.WorkerHealth{Size: 2, Failing: 2, LastError: "exec: no such file"}},
+			"no worker is up: exec: no such file"},
+	} {
+		ok, why := c.h.Ready()
+		if ok != (c.why == "") || !strings.Contains(why, c.why) {
+			t.Errorf("%s: Ready() = %v, %q; want %q", c.name, ok, why, c.why)
+		}
+	}
+}
+
+func TestEngineHealth(t *testing.T) {
+	eng := newEngine(t, sandbox.Config{PoolSize: 2})
+	if _, err := eng.Run(context.Background(), sandbox.Request{Code: "return 1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var h sandbox.Health
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		h = eng.Health()
+		if h.Workers.Up == 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if ok, why := h.Ready(); !ok || h.PoolSize != 2 || h.Workers.Size != 2 || h.Workers.Up != 2 || h.Workers.Busy != 0 || h.Workers.Restarts != 0 || h.Running != 0 {
+		t.Fatalf("health %+v (ready %v %q)", h, ok, why)
+	}
+	if want := isolation; h.Isolation != want && (want != "" || h.Isolation != sandbox.IsolationProcess) {
+		t.Fatalf("isolation %q", h.Isolation)
+	}
+	if err := eng.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if ok, why := eng.Health().Ready(); ok || !strings.Contains(why, "closed") {
+		t.Fatalf("closed engine: ready %v %q", ok, why)
+	}
+}
