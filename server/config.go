@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"maps"
 	"net"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -79,8 +78,23 @@ type Config struct {
 	// Caps clamp every plan (see sandbox.Config.Caps).
 	Caps sandbox.Limits `json:"caps,omitzero"`
 	// Egress enables fetch: the policy, per-plan narrowing and secrets. Nil:
-	// fetch is off.
+	// fetch is off. A secret's value may be written "${NAME}": ApplyEnv
+	// reads it from the environment variable NAME, so the file holds no
+	// credential.
 	Egress *sandbox.Egress `json:"egress,omitempty"`
+	// AuditFile, if set, is a file that receives one JSON line per fetch
+	// attempt of every run (appended; created 0600). The audit also goes to
+	// the log as "fetch" records.
+	AuditFile string `json:"auditFile,omitempty"`
+	// PlanModules lists, per plan, the modules its requests may use
+	// (duckdb, glpk and package names; see sandbox.Config.PlanModules).
+	PlanModules map[string][]string `json:"planModules,omitempty"`
+	// Packages is the npm package catalogue steps may import and its cache
+	// (see sandbox.Config.Packages; install it with `stepbox packages
+	// install`).
+	Packages sandbox.Packages `json:"packages,omitzero"`
+	// Python configures Python steps (see sandbox.PythonConfig).
+	Python sandbox.PythonConfig `json:"python,omitzero"`
 
 	// MaxRequestBytes caps the body of one request (one message of a
 	// stream), in bytes. Zero means DefaultMaxRequestBytes.
@@ -266,6 +280,20 @@ func (c Config) Validate() error {
 		bad("defaultPlan", "%q is not in plans", c.DefaultPlan)
 	}
 
+	for _, name := range slices.Sorted(maps.Keys(c.PlanModules)) {
+		if !plans[name] {
+			bad("planModules."+name, "%q is not in plans", name)
+		}
+		for j, m := range c.PlanModules[name] {
+			if m == "" {
+				bad(fmt.Sprintf("planModules.%s[%d]", name, j), "empty module name")
+			}
+		}
+	}
+	if c.Egress == nil && c.AuditFile != "" {
+		bad("auditFile", "set, but egress is off: there is nothing to audit")
+	}
+
 	seenTenant := map[string]int{}
 	seenKey := map[[32]byte]string{}
 	for i, t := range c.Tenants {
@@ -323,6 +351,11 @@ func (c Config) Validate() error {
 			if s.Host == "" || s.Header == "" {
 				bad(fmt.Sprintf("egress.secrets[%d]", i), "host and header are required")
 			}
+			if name, ok := secretEnvName(s.Value); ok {
+				bad(fmt.Sprintf("egress.secrets[%d].value", i), "refers to the environment variable %s, which was not read (ApplyEnv)", name)
+			} else if s.Value == "" {
+				bad(fmt.Sprintf("egress.secrets[%d].value", i), "empty: write the value, or ${NAME} to read it from the environment variable NAME")
+			}
 		}
 	}
 	return errors.Join(errs...)
@@ -340,28 +373,15 @@ func (c Config) EngineConfig() sandbox.Config {
 		Plans:       c.Plans,
 		DefaultPlan: c.DefaultPlan,
 		Egress:      c.Egress,
+		PlanModules: c.PlanModules,
+		Packages:    c.Packages,
+		Python:      c.Python,
+		Logger:      c.Logger,
 	}
 	if c.Metrics != nil {
 		ec.Meter = c.Metrics
 	}
 	return ec
-}
-
-// capacity returns the pool and queue sizes the engine resolves c's values
-// to (see sandbox.Config).
-func (c Config) capacity() (pool, queue int) {
-	pool = c.PoolSize
-	if pool <= 0 {
-		pool = runtime.NumCPU()
-	}
-	queue = c.QueueSize
-	switch {
-	case queue == 0:
-		queue = 64 * pool
-	case queue < 0:
-		queue = 0
-	}
-	return pool, queue
 }
 
 type namedInt struct {

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"regexp"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/stepbox/stepbox/sandbox"
 	"github.com/stepbox/stepbox/server"
 )
 
@@ -40,9 +43,17 @@ func TestParseConfigREADME(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := c.ApplyEnv(func(k string) string { return map[string]string{"ACME_TOKEN": "Bearer t"}[k] }); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	eng, err := sandbox.New(c.EngineConfig()) // the engine takes it too
+	if err != nil {
+		t.Fatalf("engine: %v", err)
+	}
+	eng.Close(context.Background())
 	if c.Listen != "0.0.0.0:8080" || c.PoolSize != 8 || c.DrainTimeout != 30*time.Second || c.Plans["free"].MemoryMB != 32 ||
 		c.Tenants[0].MaxConcurrent != 4 || c.Tenants[0].Egress.Hosts[0] != "api.acme.example" || c.Egress.Plans["free"].MaxRequests != 2 {
 		t.Fatalf("%+v", c)
@@ -178,5 +189,82 @@ func TestDeployConfigMapIsValid(t *testing.T) {
 	}
 	if c.Auth != server.AuthKeys || len(c.Tenants) == 0 {
 		t.Fatalf("%+v", c)
+	}
+}
+
+func TestSecretsFromEnvironment(t *testing.T) {
+	c, err := server.ParseConfig([]byte(`
+egress:
+  policy: {hosts: ["api.example.com"]}
+  secrets:
+    - {host: api.example.com, header: Authorization, value: "${EXAMPLE_TOKEN}"}
+    - {host: api.example.com, header: X-Literal, value: "plain"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Not read yet: Validate says which variable the file refers to.
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "egress.secrets[0].value: refers to the environment variable EXAMPLE_TOKEN") {
+		t.Fatalf("unread reference: %v", err)
+	}
+	// Missing in the environment: ApplyEnv names the field and the variable.
+	if err := c.ApplyEnv(func(string) string { return "" }); err == nil ||
+		!strings.Contains(err.Error(), "egress.secrets[0].value: the environment variable EXAMPLE_TOKEN is not set") {
+		t.Fatalf("missing variable: %v", err)
+	}
+	orig := c.Egress
+	if err := c.ApplyEnv(func(k string) string {
+		if k == "EXAMPLE_TOKEN" {
+			return "Bearer s3cret"
+		}
+		return ""
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if c.Egress.Secrets[0].Value != "Bearer s3cret" || c.Egress.Secrets[1].Value != "plain" {
+		t.Fatalf("secrets %+v", c.Egress.Secrets)
+	}
+	if orig.Secrets[0].Value != "${EXAMPLE_TOKEN}" {
+		t.Fatal("ApplyEnv changed the caller's shared Egress")
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// The value never appears when the configuration is printed.
+	b, _ := json.Marshal(c)
+	if strings.Contains(string(b), "s3cret") {
+		t.Fatalf("secret in %s", b)
+	}
+}
+
+func TestModulesAndAuditConfig(t *testing.T) {
+	c, err := server.ParseConfig([]byte(`
+plans:
+  free: {memoryMb: 64}
+  pro: {memoryMb: 256}
+defaultPlan: free
+planModules:
+  free: []
+  pro: [duckdb, glpk, simple-statistics]
+  gold: [duckdb]
+packages:
+  cacheDir: /var/cache/stepbox
+  autoInstall: false
+python:
+  disabled: true
+auditFile: /tmp/audit.jsonl
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Validate()
+	for _, want := range []string{`planModules.gold: "gold" is not in plans`, "auditFile: set, but egress is off"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("want %q in %v", want, err)
+		}
+	}
+	ec := c.EngineConfig()
+	if len(ec.PlanModules["pro"]) != 3 || ec.PlanModules["free"] == nil || ec.Packages.CacheDir != "/var/cache/stepbox" || !ec.Python.Disabled {
+		t.Fatalf("engine config %+v", ec)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -312,5 +313,39 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 			errs = append(errs, fmt.Errorf("%s (%s): %q is not valid: %v", e.name, e.field, v, err))
 		}
 	}
+	if c.Egress != nil && len(c.Egress.Secrets) > 0 {
+		// A copy: the caller's Egress may be shared.
+		eg := *c.Egress
+		eg.Secrets = slices.Clone(eg.Secrets)
+		for i, sec := range eg.Secrets {
+			name, ok := secretEnvName(sec.Value)
+			if !ok {
+				continue
+			}
+			v := getenv(name)
+			if v == "" {
+				errs = append(errs, fmt.Errorf("egress.secrets[%d].value: the environment variable %s is not set or empty", i, name))
+				continue
+			}
+			eg.Secrets[i].Value = v
+		}
+		c.Egress = &eg
+	}
 	return errors.Join(errs...)
+}
+
+// secretEnvName reports whether a secret's value is a reference to an
+// environment variable, "${NAME}", and returns NAME. Configuration files
+// name credentials this way instead of holding them (a Kubernetes Secret
+// becomes the variable).
+func secretEnvName(v string) (string, bool) {
+	name, ok := strings.CutPrefix(v, "${")
+	if !ok {
+		return "", false
+	}
+	name, ok = strings.CutSuffix(name, "}")
+	if !ok || name == "" || strings.ContainsAny(name, "${} ") {
+		return "", false
+	}
+	return name, true
 }

@@ -26,6 +26,11 @@ const (
 	metricEngineRunning = "stepbox_engine_running"
 	metricEngineQueued  = "stepbox_engine_queued"
 	metricEngineQueue   = "stepbox_engine_queue_size"
+	metricPoolSize      = "stepbox_pool_size"
+	metricWorkersUp     = "stepbox_workers_up"
+	metricWorkersBusy   = "stepbox_workers_busy"
+	metricRestarts      = "stepbox_worker_restarts_total"
+	metricPythonUp      = "stepbox_python_runtimes"
 	metricReady         = "stepbox_ready"
 	metricBuildInfo     = "stepbox_build_info"
 )
@@ -162,13 +167,30 @@ func (m *Metrics) registerServer(s *Server) {
 			return 0
 		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricEngineRunning, Help: "Runs executing in the engine."}, func() float64 {
-			return float64(s.load().running)
+			return float64(s.engine.Health().Running)
 		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricEngineQueued, Help: "Runs waiting in the engine's queue."}, func() float64 {
-			return float64(s.load().queued)
+			return float64(s.engine.Health().Queued)
 		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricEngineQueue, Help: "How many runs the engine's queue holds."}, func() float64 {
-			return float64(s.load().queueSize)
+			return float64(s.engine.Health().QueueSize)
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricPoolSize, Help: "How many runs execute at once (worker slots)."}, func() float64 {
+			return float64(s.engine.Health().PoolSize)
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricWorkersUp, Help: "Worker processes started and alive (in-process: the pool size)."}, func() float64 {
+			return float64(s.engine.Health().Workers.Up)
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricWorkersBusy, Help: "Workers running a step."}, func() float64 {
+			return float64(s.engine.Health().Workers.Busy)
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: metricRestarts, Help: "Worker starts after each slot's first: replacements of workers that crashed or were killed, and retried starts.",
+		}, func() float64 {
+			return float64(s.engine.Health().Workers.Restarts)
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricPythonUp, Help: "Python runtimes started (each a jailed zygote; started on first use)."}, func() float64 {
+			return float64(s.engine.Health().Python.Runtimes)
 		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: metricBuildInfo, Help: "Always 1; the version label is the server's.", ConstLabels: prometheus.Labels{"version": s.cfg.Version},

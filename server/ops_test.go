@@ -1,11 +1,14 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -50,9 +53,12 @@ func TestHealthzAndReadyz(t *testing.T) {
 	if status, body := ts.get(t, "/healthz"); status != 200 || body != "ok\n" {
 		t.Fatalf("healthz %d %q", status, body)
 	}
-	if status, body := ts.get(t, "/readyz"); status != 200 {
-		t.Fatalf("readyz %d %q", status, body)
-	}
+	eventually(t, 10*time.Second, func() string { // ready once the worker is up
+		if status, body := ts.get(t, "/readyz"); status != 200 {
+			return body
+		}
+		return ""
+	})
 	c := ts.client(client.Options{})
 	st, err := c.Execute(context.Background(), sandbox.Request{Code: "return await dataProxy.request('go')"})
 	if err != nil {
@@ -186,4 +192,72 @@ func TestREADMECurl(t *testing.T) {
 	if status, _, raw := ts.post(t, runPath, m[1], "Authorization", "Bearer k-123"); status != 200 {
 		t.Fatalf("%d %s", status, raw)
 	}
+}
+
+// TestWorkerDeathInMetricsAndHealth kills the engine's worker from outside,
+// as the kernel's OOM killer would, and reads the replacement in the
+// metrics, the Health RPC and the log.
+func TestWorkerDeathInMetricsAndHealth(t *testing.T) {
+	ts := start(t, server.Config{PoolSize: 1})
+	if status, _, raw := ts.post(t, runPath, `{"code": "return 1"}`); status != 200 {
+		t.Fatalf("%d %s", status, raw)
+	}
+	_, m := ts.get(t, "/metrics")
+	for _, want := range []string{"stepbox_pool_size 1", "stepbox_workers_up 1", "stepbox_workers_busy 0", "stepbox_worker_restarts_total 0"} {
+		if !strings.Contains(m, want+"\n") {
+			t.Fatalf("no %q in\n%s", want, grep(m, "stepbox_"))
+		}
+	}
+	workers := childPIDs(t)
+	if len(workers) != 1 {
+		t.Fatalf("want one worker process, found %v", workers)
+	}
+	if err := syscall.Kill(workers[0], syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, func() string {
+		_, m := ts.get(t, "/metrics")
+		if !strings.Contains(m, "stepbox_worker_restarts_total 1\n") || !strings.Contains(m, "stepbox_workers_up 1\n") {
+			return grep(m, "stepbox_worker")
+		}
+		return ""
+	})
+	h, err := ts.client(client.Options{}).Health(context.Background())
+	if err != nil || h.GetStatus() != "SERVING" || h.GetWorkersUp() != 1 || h.GetWorkerRestarts() != 1 || h.GetPoolSize() != 1 {
+		t.Fatalf("health %v %v", h, err)
+	}
+	if !strings.Contains(ts.logs.String(), `"msg":"worker died"`) || !strings.Contains(ts.logs.String(), strconv.Itoa(workers[0])) {
+		t.Fatalf("no worker death in the log:\n%s", ts.logs.String())
+	}
+	if status, _, raw := ts.post(t, runPath, `{"code": "return 2"}`); status != 200 {
+		t.Fatalf("after the replacement: %d %s", status, raw)
+	}
+}
+
+// childPIDs lists the processes whose parent is this test: the engines'
+// workers (and Python zygotes, once started).
+func childPIDs(t *testing.T) []int {
+	t.Helper()
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := strconv.Itoa(os.Getpid())
+	var pids []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after ')'.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) > 1 && f[1] == self && f[0] != "Z" {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

@@ -42,8 +42,6 @@ type Server struct {
 	keys    []apiKey
 	handler http.Handler
 
-	pool, queue int // the engine's capacity as the config says; see load
-
 	// abort ends every run of this server when Shutdown's deadline passes.
 	abortCtx context.Context
 	abort    context.CancelCauseFunc
@@ -81,7 +79,6 @@ func New(engine *sandbox.Engine, cfg Config) (*Server, error) {
 	}
 	s.metrics.setTenants(cfg.Tenants)
 	s.metrics.registerServer(s)
-	s.pool, s.queue = cfg.capacity()
 	s.keys = newKeys(cfg.Tenants)
 	s.abortCtx, s.abort = context.WithCancelCause(context.Background())
 	if cfg.Auth == AuthNone && !isLoopback(cfg.Listen) {
@@ -148,7 +145,7 @@ func (s *Server) Serve(l net.Listener) error {
 	s.servers = append(s.servers, hs)
 	s.mu.Unlock()
 	s.log.Info("listening", slog.String(fieldListen, l.Addr().String()), slog.String(fieldAuth, s.cfg.Auth),
-		slog.Bool("tls", s.cfg.TLS.CertFile != ""), slog.Int("poolSize", s.pool), slog.Int("queueSize", s.queue))
+		slog.Bool("tls", s.cfg.TLS.CertFile != ""), slog.Int("poolSize", s.engine.Health().PoolSize), slog.Int("queueSize", s.engine.Health().QueueSize))
 	if s.cfg.TLS.CertFile != "" {
 		hs.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 		return hs.ServeTLS(l, s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
@@ -219,38 +216,14 @@ func (s *Server) isDraining() bool {
 	return s.draining
 }
 
-// engineLoader is implemented by engines that report their load. (Proposed
-// for sandbox.Engine; until it has it, the server counts its own runs.)
-type engineLoader interface {
-	Load() (running, queued, poolSize, queueSize int)
-}
-
-type load struct {
-	running, queued, pool, queueSize int
-}
-
-// load returns the engine's load: as the engine reports it, or else as
-// this server counts its own runs against the capacity its config gives.
-func (s *Server) load() load {
-	if l, ok := any(s.engine).(engineLoader); ok {
-		r, q, p, qs := l.Load()
-		return load{running: r, queued: q, pool: p, queueSize: qs}
-	}
-	n := int(s.inFlight.Load())
-	running := min(n, s.pool)
-	return load{running: running, queued: n - running, pool: s.pool, queueSize: s.queue}
-}
-
-// ready reports whether the server should receive traffic, and why not.
+// ready reports whether the server should receive traffic, and why not:
+// not while it drains, while no worker is up, or while every slot is busy
+// and the engine's queue is full.
 func (s *Server) ready() (bool, string) {
 	if s.isDraining() {
 		return false, "shutting down"
 	}
-	l := s.load()
-	if l.running >= l.pool && l.queued >= l.queueSize {
-		return false, fmt.Sprintf("saturated: %d runs executing, %d of %d queue places taken", l.running, l.queued, l.queueSize)
-	}
-	return true, ""
+	return s.engine.Health().Ready()
 }
 
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {

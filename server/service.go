@@ -334,21 +334,25 @@ func (v *service) CompileTypeScript(_ context.Context, req *connect.Request[pb.C
 	return connect.NewResponse(out), nil
 }
 
-// Health reports whether the server takes runs, and its load.
+// Health reports whether the server takes runs, its load and its workers.
 func (v *service) Health(context.Context, *connect.Request[pb.HealthRequest]) (*connect.Response[pb.HealthResponse], error) {
 	s := v.s
-	ok, _ := s.ready()
-	l := s.load()
+	ok, why := s.ready()
+	h := s.engine.Health()
 	out := &pb.HealthResponse{
-		Status:    "SERVING",
-		Version:   s.cfg.Version,
-		Running:   int32(l.running),
-		Queued:    int32(l.queued),
-		QueueSize: int32(l.queueSize),
-		InFlight:  int32(s.inFlight.Load()),
+		Status:         "SERVING",
+		Version:        s.cfg.Version,
+		Running:        int32(h.Running),
+		Queued:         int32(h.Queued),
+		QueueSize:      int32(h.QueueSize),
+		InFlight:       int32(s.inFlight.Load()),
+		PoolSize:       int32(h.PoolSize),
+		WorkersUp:      int32(h.Workers.Up),
+		WorkersBusy:    int32(h.Workers.Busy),
+		WorkerRestarts: int64(h.Workers.Restarts),
 	}
 	if !ok {
-		out.Status = "NOT_SERVING"
+		out.Status, out.Reason = "NOT_SERVING", why
 	}
 	return connect.NewResponse(out), nil
 }

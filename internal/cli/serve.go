@@ -11,6 +11,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 
@@ -99,9 +100,19 @@ func serveCommand(ctx context.Context, st *State, args []string) int {
 	cfg.Logger, cfg.Version, cfg.Metrics = log, Version, server.NewMetrics()
 
 	ecfg := cfg.EngineConfig()
+	ecfg.Logger = log.With(slog.String("component", "engine"))
 	if ecfg.Egress != nil {
 		e := *ecfg.Egress
 		e.AuditLogger = log.With(slog.String("component", "egress"))
+		if cfg.AuditFile != "" {
+			f, err := os.OpenFile(cfg.AuditFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+			if err != nil {
+				fmt.Fprintf(st.Stderr, "stepbox serve: auditFile: %v\n", err)
+				return ExitUsage
+			}
+			defer f.Close()
+			e.AuditLog = f
+		}
 		ecfg.Egress = &e
 	}
 	eng, err := sandbox.New(ecfg)

@@ -1788,8 +1788,8 @@ func (*HealthRequest) Descriptor() ([]byte, []int) {
 
 type HealthResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Status is SERVING, or NOT_SERVING while the server drains or its queue
-	// is full.
+	// Status is SERVING, or NOT_SERVING while the server drains, no worker
+	// is up, or every slot is busy and the queue is full; reason says which.
 	Status string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
 	// Version is the server's version.
 	Version string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
@@ -1799,7 +1799,17 @@ type HealthResponse struct {
 	Queued    int32 `protobuf:"varint,4,opt,name=queued,proto3" json:"queued,omitempty"`
 	QueueSize int32 `protobuf:"varint,5,opt,name=queue_size,json=queueSize,proto3" json:"queue_size,omitempty"`
 	// InFlight counts the runs this server has accepted and not yet ended.
-	InFlight      int32 `protobuf:"varint,6,opt,name=in_flight,json=inFlight,proto3" json:"in_flight,omitempty"`
+	InFlight int32 `protobuf:"varint,6,opt,name=in_flight,json=inFlight,proto3" json:"in_flight,omitempty"`
+	// PoolSize is how many runs execute at once.
+	PoolSize int32 `protobuf:"varint,7,opt,name=pool_size,json=poolSize,proto3" json:"pool_size,omitempty"`
+	// WorkersUp and WorkersBusy count the engine's worker processes alive and
+	// running a step; worker_restarts counts replacements of workers that
+	// died or were killed since the server started.
+	WorkersUp      int32 `protobuf:"varint,8,opt,name=workers_up,json=workersUp,proto3" json:"workers_up,omitempty"`
+	WorkersBusy    int32 `protobuf:"varint,9,opt,name=workers_busy,json=workersBusy,proto3" json:"workers_busy,omitempty"`
+	WorkerRestarts int64 `protobuf:"varint,10,opt,name=worker_restarts,json=workerRestarts,proto3" json:"worker_restarts,omitempty"`
+	// Reason says why status is NOT_SERVING; empty when serving.
+	Reason        string `protobuf:"bytes,11,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1874,6 +1884,41 @@ func (x *HealthResponse) GetInFlight() int32 {
 		return x.InFlight
 	}
 	return 0
+}
+
+func (x *HealthResponse) GetPoolSize() int32 {
+	if x != nil {
+		return x.PoolSize
+	}
+	return 0
+}
+
+func (x *HealthResponse) GetWorkersUp() int32 {
+	if x != nil {
+		return x.WorkersUp
+	}
+	return 0
+}
+
+func (x *HealthResponse) GetWorkersBusy() int32 {
+	if x != nil {
+		return x.WorkersBusy
+	}
+	return 0
+}
+
+func (x *HealthResponse) GetWorkerRestarts() int64 {
+	if x != nil {
+		return x.WorkerRestarts
+	}
+	return 0
+}
+
+func (x *HealthResponse) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
 }
 
 var File_stepbox_v1_stepbox_proto protoreflect.FileDescriptor
@@ -2013,7 +2058,7 @@ const file_stepbox_v1_stepbox_proto_rawDesc = "" +
 	"\x02js\x18\x01 \x01(\tR\x02js\x12\x10\n" +
 	"\x03map\x18\x02 \x01(\tR\x03map\x12'\n" +
 	"\x05error\x18\x03 \x01(\v2\x11.stepbox.v1.ErrorR\x05error\"\x0f\n" +
-	"\rHealthRequest\"\xb0\x01\n" +
+	"\rHealthRequest\"\xd0\x02\n" +
 	"\x0eHealthResponse\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x18\n" +
@@ -2021,7 +2066,14 @@ const file_stepbox_v1_stepbox_proto_rawDesc = "" +
 	"\x06queued\x18\x04 \x01(\x05R\x06queued\x12\x1d\n" +
 	"\n" +
 	"queue_size\x18\x05 \x01(\x05R\tqueueSize\x12\x1b\n" +
-	"\tin_flight\x18\x06 \x01(\x05R\binFlight2\xb3\x02\n" +
+	"\tin_flight\x18\x06 \x01(\x05R\binFlight\x12\x1b\n" +
+	"\tpool_size\x18\a \x01(\x05R\bpoolSize\x12\x1d\n" +
+	"\n" +
+	"workers_up\x18\b \x01(\x05R\tworkersUp\x12!\n" +
+	"\fworkers_busy\x18\t \x01(\x05R\vworkersBusy\x12'\n" +
+	"\x0fworker_restarts\x18\n" +
+	" \x01(\x03R\x0eworkerRestarts\x12\x16\n" +
+	"\x06reason\x18\v \x01(\tR\x06reason2\xb3\x02\n" +
 	"\x0eStepboxService\x126\n" +
 	"\x03Run\x12\x16.stepbox.v1.RunRequest\x1a\x17.stepbox.v1.RunResponse\x12F\n" +
 	"\aExecute\x12\x1a.stepbox.v1.ExecuteRequest\x1a\x1b.stepbox.v1.ExecuteResponse(\x010\x01\x12`\n" +
