@@ -85,11 +85,14 @@ func newRunner(r *resolved) (runner, func(context.Context), error) {
 
 // maxFrameBytes fits the largest value a frame may carry, plus room for
 // its envelope. An execute frame carries the code, the input and the
-// bundles of the packages the step imports.
+// bundles of the packages the step imports; a module session's call and
+// return frames a Python run's rows or query result
+// (jsrt.ModuleResultBytes).
 func maxFrameBytes(r *resolved) int {
 	m := 0
 	for _, l := range r.plans {
-		m = max(m, l.MaxResultBytes, l.MaxDataBytes+l.MaxCodeBytes+npm.MaxBundleBytes, l.MaxConsoleBytes)
+		m = max(m, l.MaxResultBytes, l.MaxDataBytes+l.MaxCodeBytes+npm.MaxBundleBytes, l.MaxConsoleBytes,
+			jsrt.ModuleResultBytes(l.MemoryMB))
 	}
 	return min(m+(1<<20), 1<<31)
 }

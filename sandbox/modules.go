@@ -24,6 +24,11 @@ import (
 //	await db.load("sales", rows)                  // an array of objects
 //	const top = await db.query("SELECT region, sum(amount) AS total FROM sales WHERE day >= ? GROUP BY ALL", since)
 //	const r = await glpk.solve(model, {mipgap: 0}) // GLPK, glpk.js's model and result
+//
+// Python steps get the same globals, with the same calls and results
+// (db = await duckdb.open(); rows = await db.query(sql, *params)); their
+// calls run where JavaScript's do: in a jailed worker leased for the run,
+// or in the host with IsolationInProcess (see python.go).
 const (
 	ModuleDuckDB = jsrt.ModuleDuckDB
 	ModuleGLPK   = jsrt.ModuleGLPK
@@ -178,14 +183,15 @@ func (ms *moduleSet) allows(plan, name string) bool {
 // JavaScript that will run (a TypeScript step's compiled output); ts maps
 // its positions, when it is TypeScript.
 func (ms *moduleSet) resolve(ctx context.Context, req Request, plan, code string, ts *tsMapper) ([]string, []ipc.Package, error) {
-	if req.Language == Python && len(req.Modules) > 0 {
-		return nil, nil, newError(CodeValidation, nil, "modules %q are not available to Python steps", req.Modules)
-	}
 	var builtins []string
 	for _, m := range req.Modules {
 		_, isPkg := ms.catalogue[m]
 		if !isPkg && !slices.Contains(jsrt.BuiltinModules, m) {
 			return nil, nil, newError(CodeValidation, nil, "unknown module %q (known: %s)", m, strings.Join(ms.names, ", "))
+		}
+		if isPkg && req.Language == Python {
+			return nil, nil, newError(CodeValidation, nil, "%q is an npm package: Python steps may use the built-in modules only (%s)",
+				m, strings.Join(jsrt.BuiltinModules, ", "))
 		}
 		if !ms.allows(plan, m) {
 			return nil, nil, newError(CodeValidation, nil, "module %q is not allowed by plan %q", m, plan)
@@ -195,7 +201,7 @@ func (ms *moduleSet) resolve(ctx context.Context, req Request, plan, code string
 		}
 	}
 	if req.Language == Python {
-		return nil, nil, nil
+		return builtins, nil, nil
 	}
 	var want []npm.Package
 	for _, imp := range jsrt.ScanImports(code) {

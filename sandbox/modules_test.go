@@ -539,7 +539,8 @@ func TestModulesOnRequest(t *testing.T) {
 		{"module not in the plan", sandbox.Request{Code: "1", Plan: "sql", Modules: []string{"duckdb", "glpk"}}, `module "glpk" is not allowed by plan "sql"`},
 		{"no module in the plan", sandbox.Request{Code: "1", Plan: "none", Modules: []string{"duckdb"}}, `module "duckdb" is not allowed by plan "none"`},
 		{"package not in the plan", sandbox.Request{Code: `import { mean } from "simple-statistics"`, Plan: "sql"}, `package "simple-statistics" is not allowed by plan "sql" (line 1)`},
-		{"Python", sandbox.Request{Code: "1", Language: sandbox.Python, Modules: []string{"duckdb"}}, `modules ["duckdb"] are not available to Python steps`},
+		{"package for Python", sandbox.Request{Code: "1", Language: sandbox.Python, Modules: []string{"simple-statistics"}}, `"simple-statistics" is an npm package: Python steps may use the built-in modules only (duckdb, glpk)`},
+		{"Python module not in the plan", sandbox.Request{Code: "1", Language: sandbox.Python, Plan: "sql", Modules: []string{"glpk"}}, `module "glpk" is not allowed by plan "sql"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := moduleEngine(t).Submit(context.Background(), tc.req)

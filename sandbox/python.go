@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jsrt"
+	"github.com/stepbox/stepbox/internal/pool"
 	"github.com/stepbox/stepbox/internal/pyrt"
 )
 
@@ -86,15 +88,40 @@ func (p *pythonPool) put(rt *pyrt.Runtime) {
 }
 
 // run executes a Python job, or fails it UNAVAILABLE when Python cannot
-// start here.
-func (p *pythonPool) run(ctx context.Context, job jsrt.Job) (*ipc.Event, error) {
+// start here. The job's built-in modules run where the engine runs
+// JavaScript (see moduleHost).
+func (p *pythonPool) run(ctx context.Context, job jsrt.Job, js runner) (*ipc.Event, error) {
 	rt, err := p.get()
 	if err != nil {
 		return &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeUnavailable,
 			Message: "Python is not available: " + err.Error()}}, err
 	}
 	defer p.put(rt)
-	return rt.Run(ctx, job), nil
+	var host pyrt.ModuleHost
+	if len(job.Modules) > 0 {
+		host = moduleHost(js)
+	}
+	return rt.RunWithModules(ctx, job, host), nil
+}
+
+// moduleHost is where a Python run's DuckDB and GLPK calls execute: the
+// CPython process cannot load them (they are cgo in this binary), so they
+// run where the engine's JavaScript runs. With process isolation, a jailed
+// worker of the pool is leased for the run, from its first module call to
+// its end; they never run in the host. In-process, the host's own runtime
+// runs them, as it runs JavaScript steps' module calls.
+func moduleHost(js runner) pyrt.ModuleHost {
+	switch r := js.(type) {
+	case *pool.Pool:
+		return func(ctx context.Context, lim ipc.Limits, modules []string, deadline time.Time) pyrt.ModuleSession {
+			return r.OpenModules(ctx, lim, modules, deadline)
+		}
+	case *jsrt.Runtime:
+		return func(ctx context.Context, lim ipc.Limits, modules []string, deadline time.Time) pyrt.ModuleSession {
+			return r.OpenModules(ctx, lim, modules, deadline)
+		}
+	}
+	return nil
 }
 
 func (p *pythonPool) close() {

@@ -40,7 +40,8 @@ type Request struct {
 	// this run only, and packages of Config.Packages.Catalogue (which a
 	// step gets by importing them anyway). An unknown name, or one the
 	// plan does not allow (Config.PlanModules), is a VALIDATION error.
-	// JavaScript and TypeScript only: Python steps have no modules yet.
+	// Python steps get the built-in modules too (duckdb, glpk, with the
+	// same calls in snake_case), not packages.
 	Modules []string `json:"modules,omitempty"`
 	// Egress narrows the engine's (and the plan's) egress policy for this
 	// run. It can never widen it.

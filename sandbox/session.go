@@ -190,7 +190,7 @@ func (s *Session) run(w *waiter) {
 		start = time.Now()
 		if s.req.Language == Python {
 			var err error
-			if term, err = s.e.py.run(s.ctx, *s.job); err != nil {
+			if term, err = s.e.py.run(s.ctx, *s.job, s.e.js); err != nil {
 				s.cause = err
 			}
 			s.e.sched.release()

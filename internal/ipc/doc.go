@@ -38,6 +38,13 @@
 //	    │                                                  │ idle again
 //	    │── execute {runId+1, ...} ───────────────────────▶│
 //	    │                       ...                        │
+//	    │── modules {runId, limits, modules, deadlineMs} ─▶│ a module session: the
+//	    │── call {runId, id, op, args} ───────────────────▶│ duckdb/glpk calls of a
+//	    │◀──────── return {runId, id, value|error|failure} │ Python run, held by the
+//	    │                       ...                        │ worker until the host
+//	    │── abort {runId} (the Python run is over) ───────▶│ ends it; its database
+//	    │◀──────────────────── terminal {runId, result} ───│ is then closed
+//	    │                       ...                        │
 //	    ╳ host closes descriptor 3 (or dies) ─────────────▶│ EOF: the worker exits
 //
 // What ends a run on the host side, besides its terminal frame:
@@ -47,7 +54,9 @@
 //	the worker exits or is killed    CRASHED with the exit status or signal
 //	a frame that breaks the rules    SIGKILL the worker; CRASHED
 //	  (malformed, too large, unknown type, another run's id, out of order,
-//	   an event while idle, more events than the run's limits allow)
+//	   an event while idle, more events than the run's limits allow; in a
+//	   module session: an event, a return for a call not in flight, a
+//	   terminal before the host's abort)
 //
 // In every case the worker is replaced and only its own run fails.
 package ipc

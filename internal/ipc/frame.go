@@ -14,8 +14,9 @@ import (
 // ProtocolVersion is the version of the worker protocol. Both sides send it
 // in their hello frame and refuse a peer that speaks another one: a host and
 // a worker are normally the same binary, but a binary replaced on disk
-// between two re-executions is not.
-const ProtocolVersion = 1
+// between two re-executions is not. Version 2 added module sessions
+// (modules, call and return frames).
+const ProtocolVersion = 2
 
 // DefaultMaxFrameBytes is the largest frame body accepted when the reader is
 // given no limit: 64 MiB. A frame carries one event, so a run's result, a
@@ -60,6 +61,9 @@ const (
 	FrameTerminal FrameType = "terminal" // worker: the run's one terminal Event
 	FramePing     FrameType = "ping"     // host: are you alive? (Seq)
 	FramePong     FrameType = "pong"     // worker: answer to ping (same Seq)
+	FrameModules  FrameType = "modules"  // host: hold the modules of a Python run (ModuleSession)
+	FrameCall     FrameType = "call"     // host: one module call of that session (ModuleCall)
+	FrameReturn   FrameType = "return"   // worker: the outcome of a call (ModuleReply)
 )
 
 // Frame is one message of the worker protocol. Type says which of the
@@ -76,6 +80,10 @@ type Frame struct {
 	Event   *Event   `json:"event,omitempty"` // event and terminal frames
 	Reply   *Reply   `json:"reply,omitempty"`
 	Abort   *Abort   `json:"abort,omitempty"`
+	// Modules, Call and Return are a module session's (ModuleSession).
+	Modules *ModuleSession `json:"modules,omitempty"`
+	Call    *ModuleCall    `json:"call,omitempty"`
+	Return  *ModuleReply   `json:"return,omitempty"`
 }
 
 // Hello is the handshake. The host sends its hello first, with the
@@ -130,8 +138,9 @@ func (f *Frame) Check() error {
 	}
 	// set lists which optional parts are present, to compare with what the
 	// type allows.
-	type parts struct{ run, seq, hello, execute, event, reply, abort bool }
-	got := parts{f.RunID != 0, f.Seq != 0, f.Hello != nil, f.Execute != nil, f.Event != nil, f.Reply != nil, f.Abort != nil}
+	type parts struct{ run, seq, hello, execute, event, reply, abort, modules, call, ret bool }
+	got := parts{f.RunID != 0, f.Seq != 0, f.Hello != nil, f.Execute != nil, f.Event != nil, f.Reply != nil, f.Abort != nil,
+		f.Modules != nil, f.Call != nil, f.Return != nil}
 	var want parts
 	optionalAbort := false
 	switch f.Type {
@@ -148,6 +157,12 @@ func (f *Frame) Check() error {
 		optionalAbort = true
 	case FramePing, FramePong:
 		want.seq = true
+	case FrameModules:
+		want.run, want.modules = true, true
+	case FrameCall:
+		want.run, want.call = true, true
+	case FrameReturn:
+		want.run, want.ret = true, true
 	default:
 		if len(f.Type) > 32 {
 			return fmt.Errorf("%w: unknown frame type %.32q...", ErrFrameInvalid, f.Type)
@@ -158,8 +173,8 @@ func (f *Frame) Check() error {
 		want.abort = got.abort
 	}
 	if got != want {
-		return bad("fields do not match the type (runId=%t seq=%t hello=%t execute=%t event=%t reply=%t abort=%t)",
-			got.run, got.seq, got.hello, got.execute, got.event, got.reply, got.abort)
+		return bad("fields do not match the type (runId=%t seq=%t hello=%t execute=%t event=%t reply=%t abort=%t modules=%t call=%t return=%t)",
+			got.run, got.seq, got.hello, got.execute, got.event, got.reply, got.abort, got.modules, got.call, got.ret)
 	}
 	switch f.Type {
 	case FrameHello:
@@ -179,6 +194,18 @@ func (f *Frame) Check() error {
 		}
 		if !f.Event.Terminal() {
 			return bad("a %s event is not terminal", f.Event.Kind)
+		}
+	case FrameModules:
+		if err := f.Modules.Check(); err != nil {
+			return bad("%v", err)
+		}
+	case FrameCall:
+		if err := f.Call.Check(); err != nil {
+			return bad("%v", err)
+		}
+	case FrameReturn:
+		if err := f.Return.Check(); err != nil {
+			return bad("%v", err)
 		}
 	}
 	return nil

@@ -43,6 +43,18 @@ var frameCases = []struct {
 		Error: &Failure{Code: CodeRuntime, Message: "boom", Name: "TypeError", Position: &Position{Line: 1, Column: 7}}}}},
 	{"ping", Frame{Type: FramePing, Seq: 3}},
 	{"pong", Frame{Type: FramePong, Seq: 3}},
+	{"modules", Frame{Type: FrameModules, RunID: 10, Modules: &ModuleSession{Limits: Limits{MemoryMB: 64, WallMs: 1000},
+		Modules: []string{"duckdb", "glpk"}, DeadlineMs: 999}}},
+	{"call open", Frame{Type: FrameCall, RunID: 10, Call: &ModuleCall{ID: 1, Op: OpDuckDBOpen}}},
+	{"call load", Frame{Type: FrameCall, RunID: 10, Call: &ModuleCall{ID: 2, Op: OpDuckDBLoad, Handle: 1, Table: "t",
+		Rows: json.RawMessage(`[{"a":"<&>"}]`)}}},
+	{"call query", Frame{Type: FrameCall, RunID: 10, Call: &ModuleCall{ID: 3, Op: OpDuckDBQuery, Handle: 1, SQL: "SELECT ? > 1",
+		Params: json.RawMessage(`[2]`)}}},
+	{"call solve", Frame{Type: FrameCall, RunID: 10, Call: &ModuleCall{ID: 4, Op: OpGLPKSolve, Model: json.RawMessage(`{"name":"m"}`),
+		Options: json.RawMessage(`{"msglev":0}`)}}},
+	{"return value", Frame{Type: FrameReturn, RunID: 10, Return: &ModuleReply{ID: 3, Value: json.RawMessage(`[{"x":true}]`)}}},
+	{"return error", Frame{Type: FrameReturn, RunID: 10, Return: &ModuleReply{ID: 2, Error: "duckdb: load: rows is not valid JSON"}}},
+	{"return failure", Frame{Type: FrameReturn, RunID: 10, Return: &ModuleReply{ID: 4, Failure: &Failure{Code: CodeOOM, Limit: LimitMemory, Message: "out of memory"}}}},
 }
 
 func TestFrameRoundTrip(t *testing.T) {
@@ -260,6 +272,18 @@ func TestFrameInvalid(t *testing.T) {
 		{"bad hello", `{"type":"hello","hello":{"protocol":0}}`, "protocol 0"},
 		{"wrong type of field", `{"type":"ping","seq":"1"}`, "cannot unmarshal"},
 		{"negative run id", `{"type":"abort","runId":-1}`, "cannot unmarshal"},
+		{"modules without a deadline", `{"type":"modules","runId":1,"modules":{"limits":{"memoryMb":1},"modules":["duckdb"],"deadlineMs":0}}`, "deadlineMs 0"},
+		{"modules without modules", `{"type":"modules","runId":1,"modules":{"limits":{"memoryMb":1},"modules":[],"deadlineMs":5}}`, "of 0 modules"},
+		{"call without run", `{"type":"call","call":{"id":1,"op":"duckdb.open"}}`, "fields do not match"},
+		{"call unknown op", `{"type":"call","runId":1,"call":{"id":1,"op":"duckdb.attach"}}`, "unknown module operation"},
+		{"call without id", `{"type":"call","runId":1,"call":{"id":0,"op":"duckdb.open"}}`, "call id 0"},
+		{"call extra argument", `{"type":"call","runId":1,"call":{"id":1,"op":"duckdb.exec","sql":"x","rows":[]}}`, "do not match the operation"},
+		{"call load without rows", `{"type":"call","runId":1,"call":{"id":1,"op":"duckdb.load","handle":1,"table":"t"}}`, "without rows"},
+		{"call solve without model", `{"type":"call","runId":1,"call":{"id":1,"op":"glpk.solve"}}`, "without a model"},
+		{"call negative handle", `{"type":"call","runId":1,"call":{"id":1,"op":"duckdb.close","handle":-1}}`, "handle -1"},
+		{"return two outcomes", `{"type":"return","runId":1,"return":{"id":1,"value":1,"error":"x"}}`, "exactly one"},
+		{"return no outcome", `{"type":"return","runId":1,"return":{"id":1}}`, "exactly one"},
+		{"return unknown code", `{"type":"return","runId":1,"return":{"id":1,"failure":{"code":"OK","message":""}}}`, "unknown code"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -134,6 +134,32 @@ func (f *faultRunner) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
 	return &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeValidation, Message: "unknown fault " + name}}
 }
 
+// OpenModules holds a module session with the jsrt.Runtime, except for a
+// session whose first module is "fault:NAME", which makes the worker
+// misbehave as named (the pool must be fresh: the session is its run 1):
+//
+//	session-hang      never serve the session: ignore calls and abort
+//	session-stray     reply to a call that was never made
+//	session-terminal  end the session before the host does
+//	session-event     send an event during the session
+//	session-exit      os.Exit(3) during the session
+func (f *faultRunner) OpenModules(ctx context.Context, lim ipc.Limits, modules []string, deadline time.Time) *jsrt.ModuleSession {
+	name, _ := strings.CutPrefix(modules[0], "fault:")
+	switch name {
+	case "session-hang":
+		time.Sleep(time.Hour)
+	case "session-stray":
+		rawFrame(`{"type":"return","runId":1,"return":{"id":99,"value":1}}`)
+	case "session-terminal":
+		rawFrame(`{"type":"terminal","runId":1,"event":{"kind":"result","result":{"value":null,"stats":{}}}}`)
+	case "session-event":
+		rawFrame(`{"type":"event","runId":1,"event":{"kind":"status","status":1}}`)
+	case "session-exit":
+		os.Exit(3)
+	}
+	return f.rt.OpenModules(ctx, lim, modules, deadline)
+}
+
 // rawWrite writes to the worker's output descriptor behind the protocol
 // loop's back (through the descriptor number: an *os.File for it would
 // close it when collected).

@@ -45,9 +45,10 @@
 // # Bridge
 //
 // JSON lines. The run process sends "start", then console, status,
-// request and fetch frames, then one terminal frame: result, error (with
-// the step's own line numbers), oom or limit. The host writes the job line
-// and then one reply line per data or fetch request. The host trusts none
+// request, fetch and module frames, then one terminal frame: result, error
+// (with the step's own line numbers), oom or limit. The host writes the
+// job line and then one reply line per data or fetch request or module
+// call. The host trusts none
 // of it: every frame is size-capped before it is read whole, must be UTF-8,
 // is depth-checked (ipc.CheckJSONDepth) before it is decoded, request ids
 // must come in sequence, and every limit is recounted on an ipc.Budget
@@ -70,7 +71,27 @@
 // failed), print, sys.stdout and sys.stderr (console "log" and "error", one
 // event per line) and logging (console "debug", "info", "warn", "error";
 // the root logger is at INFO). Requests are sent when called, as in
-// JavaScript, so asyncio.gather runs them together. The result must be
+// JavaScript, so asyncio.gather runs them together.
+//
+// With Job.Modules (RunWithModules), the globals duckdb and glpk mirror
+// JavaScript's: duckdb.open() → Database with load(table, rows),
+// query(sql, *params), exec(sql), close() (and async with);
+// glpk.solve(model, options) and glpk.js's constants. Each call is an
+// awaitable; a failed call raises DuckDBError or GLPKError (also
+// duckdb.Error, glpk.Error, and globals only in runs that asked for the
+// module) with JavaScript's message. The run process cannot load DuckDB or
+// GLPK, so it sends each call to the host as a module frame
+// ({"k":"module","id",…,"op","handle","table","sql","rows"|"rowsText",
+// "params","model","options"}; ids share the requests' sequence); the
+// host checks it as jsrt checks a JavaScript run's (the op, a module the
+// run was granted, each argument's JSON and nesting, at most
+// jsrt.MaxModuleCalls in flight, the line at most
+// jsrt.ModuleResultBytes(memoryMb)) and passes it to the run's
+// ModuleSession, opened by the ModuleHost at the first call: a jailed
+// worker leased from the pool, or the host's own jsrt.Runtime in-process.
+// Its reply becomes the call's reply line, or ends the run (OOM, a result
+// cap, the wall limit: the same outcomes as in JavaScript). The session
+// is closed, its database with it, when the run ends. The result must be
 // JSON (json.dumps, allow_nan=False). "from m import *" and "from
 // __future__ import ..." work at the top level; "yield" there is a syntax
 // error.

@@ -11,6 +11,7 @@ import (
 	"github.com/stepbox/stepbox/internal/jail"
 	"github.com/stepbox/stepbox/internal/pyrt"
 	"github.com/stepbox/stepbox/internal/testenv"
+	"github.com/stepbox/stepbox/internal/worker"
 )
 
 func TestMain(m *testing.M) {
@@ -24,5 +25,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "jail child: %v\n", err)
 		syscall.Exit(3)
 	}
-	testenv.Main(m, closeShared)
+	// Nor does a worker of the module tests' pool.
+	if worker.Enabled() {
+		os.Exit(worker.Main(worker.Config{}))
+	}
+	testenv.Main(m, closeShared, closeModuleHosts)
 }

@@ -352,6 +352,8 @@ class Run:
         self.status_events = self.data_requests = self.data_bytes = self.fetches = 0
         self.waited = 0.0
         self.limits = {}
+        self.module_inflight = 0
+        self.module_max_calls = self.module_max_bytes = 0
         self.loop = None
         self.started = time.perf_counter()
 
@@ -420,20 +422,27 @@ class Run:
         entry = self.pending.pop(rep.get("id"), None)
         if entry is None:
             return
-        fut, is_fetch = entry
+        fut, kind = entry
+        module = _MODULE_ERRORS.get(kind.split(".")[0])
+        if module is not None:
+            self.module_inflight -= 1
         if fut.done():
             return
         if rep.get("ok"):
             value = rep.get("value")
-            if is_fetch:
+            if kind == "fetch":
                 try:
                     value = Response(value)
                 except Exception as e:
                     fut.set_exception(FetchError("fetch failed: malformed response: %s" % e))
                     return
+            elif kind == "duckdb.open":
+                value = Database(value)
             fut.set_result(value)
-        elif is_fetch:
+        elif kind == "fetch":
             fut.set_exception(FetchError("fetch failed: " + str(rep.get("error"))))
+        elif module is not None:
+            fut.set_exception(module(str(rep.get("error"))))
         else:
             fut.set_exception(DataProxyError(str(rep.get("error"))))
 
@@ -468,11 +477,37 @@ class Run:
             self.limit("maxDataBytes")
         self.send(b'{"k":"status","v":' + data + b"}\n")
 
-    def new_request(self, is_fetch):
+    def new_request(self, kind):
         self.next_id += 1
         fut = self.loop.create_future()
-        self.pending[self.next_id] = (fut, is_fetch)
+        self.pending[self.next_id] = (fut, kind)
         return self.next_id, fut
+
+    def module_call(self, op, what, fields, raw=()):
+        """Sends a module call (see modules_linux.go) and returns its
+        future. fields are small JSON values; raw are (name, JSON bytes)
+        made by _module_json."""
+        module = op.split(".")[0]
+        error = _MODULE_ERRORS[module]
+        if self.module_inflight >= self.module_max_calls:
+            raise error("%s: too many module calls in flight (the limit is %d); await them" % (op, self.module_max_calls))
+        parts = [b'{"k":"module","id":%d,"op":"%s"' % (self.next_id + 1, op.encode())]
+        for name, value in fields:
+            parts.append(b',"%s":' % name.encode())
+            parts.append(_utf8(_dumps(value)))
+        for name, data in raw:
+            parts.append(b',"%s":' % name.encode())
+            parts.append(data)
+        parts.append(b"}\n")
+        line = b"".join(parts)
+        if len(line) > self.module_max_bytes:
+            raise error("%s: the call is %d bytes of JSON, more than one module call may carry (%d bytes)"
+                        % (what, len(line), self.module_max_bytes))
+        kind = op if op == "duckdb.open" else module
+        _, fut = self.new_request(kind)
+        self.module_inflight += 1
+        self.send(line)
+        return fut
 
     def request(self, method, params=None):
         if not isinstance(method, str) or not 1 <= len(method.encode("utf-8", "replace")) <= 256:
@@ -485,7 +520,7 @@ class Run:
         self.data_bytes += len(data)
         if self.data_bytes > self.limits["maxDataBytes"]:
             self.limit("maxDataBytes")
-        rid, fut = self.new_request(False)
+        rid, fut = self.new_request("data")
         self.send(b'{"k":"request","id":%d,"method":%s,"params":%s}\n' % (rid, _utf8(_dumps(method)), data))
         return fut
 
@@ -523,7 +558,7 @@ class Run:
         if self.fetches >= self.limits["maxFetchRequests"]:
             self.limit("maxFetchRequests")
         self.fetches += 1
-        rid, fut = self.new_request(True)
+        rid, fut = self.new_request("fetch")
         self.send(b'{"k":"fetch","id":%d,"request":%s}\n' % (rid, data))
         return fut
 
@@ -562,6 +597,17 @@ class Run:
             "Response": Response,
             "Headers": Headers,
         }
+        modules = job.get("modules")
+        if modules:
+            self.module_max_calls = modules["maxCalls"]
+            self.module_max_bytes = modules["maxCallBytes"]
+            for name in modules["names"]:
+                if name == "duckdb":
+                    g["duckdb"] = DuckDB()
+                    g["DuckDBError"] = DuckDBError
+                elif name == "glpk":
+                    g["glpk"] = GLPK()
+                    g["GLPKError"] = GLPKError
         code = job["code"]
         try:
             step = compile_step(code, g)
@@ -767,6 +813,149 @@ class _ConsoleBytes:
 
     def flush(self):
         self._console.flush()
+
+
+class DuckDBError(Exception):
+    """A DuckDB call failed: an SQL error (SQL the sandbox refuses
+    included), a closed database, or malformed arguments."""
+
+
+class GLPKError(Exception):
+    """glpk.solve refused the model or its options."""
+
+
+_MODULE_ERRORS = {"duckdb": DuckDBError, "glpk": GLPKError}
+
+
+def _json_default(o):
+    """What JSON has no type for, as JavaScript's JSON.stringify would
+    write it (a date as its ISO text), and a Decimal as its exact text."""
+    import datetime
+    import decimal
+    if isinstance(o, (datetime.date, datetime.time)):
+        return o.isoformat()
+    if isinstance(o, decimal.Decimal):
+        return str(o)
+    raise TypeError("Object of type %s is not JSON serializable" % type(o).__name__)
+
+
+def _module_json(value, what):
+    try:
+        return _utf8(json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_json_default))
+    except RecursionError:
+        raise TypeError(what + " is not JSON-serializable: nested too deeply") from None
+    except (TypeError, ValueError) as e:
+        raise TypeError("%s is not JSON-serializable: %s" % (what, e)) from None
+
+
+_INT64 = 1 << 63
+
+
+def _big_ints(v):
+    """Integers beyond 64 bits travel as their decimal text, as JavaScript's
+    BigInt does: DuckDB casts it to the placeholder's type."""
+    if type(v) is int:
+        return v if -_INT64 <= v < _INT64 else str(v)
+    if isinstance(v, (list, tuple)):
+        return [_big_ints(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _big_ints(x) for k, x in v.items()}
+    return v
+
+
+def _sql(sql, what):
+    if not isinstance(sql, str):
+        raise TypeError(what + ": the SQL must be a string")
+    return sql
+
+
+class Database:
+    """A DuckDB database of the run: duckdb.open() makes it; close() or the
+    end of the run destroys it. Each method sends its call at once and
+    returns an awaitable."""
+
+    __slots__ = ("_h",)
+
+    def __init__(self, handle):
+        self._h = handle
+
+    def load(self, table, rows):
+        """Creates table from rows: a list of dicts, or their JSON text."""
+        if not isinstance(table, str):
+            raise TypeError("db.load: the table name must be a string")
+        fields = [("handle", self._h), ("table", table)]
+        if isinstance(rows, (bytes, bytearray)):
+            rows = bytes(rows).decode("utf-8", "replace")
+        if isinstance(rows, str):
+            return CURRENT.module_call("duckdb.load", "db.load", fields + [("rowsText", rows)])
+        if not isinstance(rows, (list, tuple)):
+            raise TypeError("db.load: rows must be a list of dicts, or its JSON text")
+        return CURRENT.module_call("duckdb.load", "db.load", fields, [("rows", _module_json(rows, "db.load rows"))])
+
+    def query(self, sql, *params):
+        """Runs sql with params bound to its placeholders (? or $1);
+        returns its rows, a list of dicts."""
+        _sql(sql, "db.query")
+        raw = [("params", _module_json(_big_ints(list(params)), "db.query parameters"))] if params else []
+        return CURRENT.module_call("duckdb.query", "db.query", [("handle", self._h), ("sql", sql)], raw)
+
+    def exec(self, sql):
+        """Runs one or more statements and discards their results."""
+        _sql(sql, "db.exec")
+        return CURRENT.module_call("duckdb.exec", "db.exec", [("handle", self._h), ("sql", sql)])
+
+    def close(self):
+        """Destroys the database; later calls fail."""
+        return CURRENT.module_call("duckdb.close", "db.close", [("handle", self._h)])
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.close()
+
+    def __repr__(self):
+        return "<duckdb.Database %r>" % (self._h,)
+
+
+class DuckDB:
+    """The duckdb module: an in-memory database per run."""
+
+    __slots__ = ()
+    Error = DuckDBError
+    Database = Database
+
+    def open(self):
+        """Opens the run's database (one at a time); await it."""
+        return CURRENT.module_call("duckdb.open", "duckdb.open", [])
+
+    def __repr__(self):
+        return "<stepbox module duckdb>"
+
+
+class GLPK:
+    """The glpk module: linear and mixed-integer programmes in glpk.js's
+    shape, with glpk.js's constants."""
+
+    __slots__ = ()
+    Error = GLPKError
+    GLP_MIN, GLP_MAX = 1, 2
+    GLP_FR, GLP_LO, GLP_UP, GLP_DB, GLP_FX = 1, 2, 3, 4, 5
+    GLP_MSG_OFF, GLP_MSG_ERR, GLP_MSG_ON, GLP_MSG_ALL, GLP_MSG_DBG = 0, 1, 2, 3, 4
+    GLP_UNDEF, GLP_FEAS, GLP_INFEAS, GLP_NOFEAS, GLP_OPT, GLP_UNBND = 1, 2, 3, 4, 5, 6
+
+    def solve(self, model, options=None):
+        """Solves model (a dict in glpk.js's shape); await the result:
+        {"name", "time", "result": {"status", "z", "vars", "dual"}}."""
+        if not isinstance(model, dict):
+            raise TypeError("glpk.solve: the model must be a dict")
+        raw = [("model", _module_json(model, "glpk.solve model"))]
+        if options is not None:
+            raw.append(("options", _module_json(options, "glpk.solve options")))
+        return CURRENT.module_call("glpk.solve", "glpk.solve", [], raw)
+
+    def __repr__(self):
+        return "<stepbox module glpk>"
 
 
 class Headers:

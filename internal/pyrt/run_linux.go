@@ -10,11 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/jsrt"
 )
 
 // Grace periods of the end of a run.
@@ -52,12 +54,19 @@ type run struct {
 	stopCancel context.CancelFunc
 
 	frames  chan frameOrError // from the event pipe; closed at its end
-	replies chan []byte       // lines for the writer; closed at the end
+	replies chan outLine      // lines for the writer; closed at the end
 	output  *tail             // the run's raw standard output and error
 	wg      sync.WaitGroup
 
-	pending map[int64]ipc.Kind // requests awaiting a Reply
+	pending map[int64]ipc.Kind // requests awaiting a Reply, and module calls
 	nextID  int64
+
+	// The run's built-in modules (modules_linux.go): the session is opened
+	// by the first module call.
+	modHost    ModuleHost
+	mods       ModuleSession
+	modPending int          // module calls without a reply
+	modQueued  atomic.Int64 // module replies the writer has not taken yet; also the writer's
 
 	final     *ipc.Event // the outcome, once known; the first one wins
 	fromChild bool       // final came from the step's own terminal frame
@@ -86,7 +95,7 @@ func newRun(ctx context.Context, r *Runtime, z *zygote, spare *zmsg, job Job, in
 		start:   start,
 		wall:    start.Add(time.Duration(job.Limits.WallMs) * time.Millisecond),
 		frames:  make(chan frameOrError, 16),
-		replies: make(chan []byte, job.Limits.MaxDataRequests+job.Limits.MaxFetchRequests+2),
+		replies: make(chan outLine, job.Limits.MaxDataRequests+job.Limits.MaxFetchRequests+jsrt.MaxModuleCalls+2),
 		output:  newTail(4 << 10),
 		pending: make(map[int64]ipc.Kind),
 	}
@@ -108,17 +117,23 @@ func (rn *run) execute() *ipc.Event {
 		Input   json.RawMessage `json:"input"`
 		Limits  ipc.Limits      `json:"limits"`
 		Rlimits *runRlimits     `json:"rlimits"`
-	}{rn.job.Code, rn.input, rn.job.Limits, rn.rlimits()})
+		Modules *jobModules     `json:"modules,omitempty"`
+	}{rn.job.Code, rn.input, rn.job.Limits, rn.rlimits(), rn.jobModules()})
 	if err != nil { // the input was checked: cannot happen
 		job = []byte(`{}`)
 	}
-	rn.replies <- append(job, '\n')
+	rn.replies <- outLine{b: append(job, '\n')}
 	rn.wg.Add(3) // Done when the writer and both readers return, after the loop closes their files.
 	go rn.writer(inW)
 	go rn.readFrames(evR)
 	go rn.readOutput(outR)
 
 	rn.loop()
+	if rn.mods != nil {
+		// Ends the calls in progress (stopCtx has ended) and waits for the
+		// worker, or the host's runtime, to close the run's database.
+		rn.mods.Close()
+	}
 
 	close(rn.replies)
 	inW.Close()
@@ -150,6 +165,7 @@ func (rn *run) rlimits() *runRlimits {
 func (rn *run) loop() {
 	stopped := rn.stopCtx.Done()
 	replies := rn.job.Replies
+	var modReplies <-chan ipc.ModuleReply // set by the first module call
 	frames := rn.frames
 	msgs := rn.z.msgs
 	var grace <-chan time.Time
@@ -197,6 +213,8 @@ func (rn *run) loop() {
 			return
 		case rep := <-replies:
 			rn.deliver(rep)
+		case rep := <-modReplies:
+			rn.deliverModule(rep)
 		case <-stopped:
 			rn.stop(rn.stopReason())
 		case <-grace:
@@ -214,8 +232,11 @@ func (rn *run) loop() {
 			}
 			return
 		}
+		if rn.mods != nil && rn.final == nil && modReplies == nil {
+			modReplies = rn.mods.Replies()
+		}
 		if rn.final != nil {
-			stopped, replies = nil, nil
+			stopped, replies, modReplies = nil, nil, nil
 			if !rn.fromChild && !rn.killSent {
 				rn.kill()
 			}
@@ -320,10 +341,16 @@ func (rn *run) deliver(rep ipc.Reply) {
 		line = replyError(rep.ID, rep.Error)
 	}
 	select {
-	case rn.replies <- line:
+	case rn.replies <- outLine{b: line}:
 	default: // cannot happen: one slot per request the limits allow
 		rn.stop(&ipc.Failure{Code: ipc.CodeCrashed, Message: "pyrt: reply queue full"})
 	}
+}
+
+// outLine is a line for the run's process: the job, or a reply.
+type outLine struct {
+	b      []byte
+	module bool // a module call's reply, counted in modQueued
 }
 
 func replyError(id int64, msg string) []byte {
@@ -339,7 +366,12 @@ func replyError(id int64, msg string) []byte {
 func (rn *run) writer(f *os.File) {
 	defer rn.wg.Done()
 	for line := range rn.replies {
-		if _, err := f.Write(line); err != nil {
+		if line.module {
+			// Before the write: the step may read the line, and send its
+			// next call, before Write returns.
+			rn.modQueued.Add(-1)
+		}
+		if _, err := f.Write(line.b); err != nil {
 			break
 		}
 	}
@@ -351,7 +383,11 @@ func (rn *run) writer(f *os.File) {
 // legitimate message plus room for escaping and the envelope.
 func (rn *run) maxFrame() int {
 	l := rn.job.Limits
-	return max(l.MaxResultBytes, l.MaxDataBytes, 2*l.MaxFetchBytes, 6*l.MaxConsoleBytes, 1<<20) + 64<<10
+	n := max(l.MaxResultBytes, l.MaxDataBytes, 2*l.MaxFetchBytes, 6*l.MaxConsoleBytes, 1<<20)
+	if len(rn.job.Modules) > 0 {
+		n = max(n, rn.moduleBytes())
+	}
+	return n + 64<<10
 }
 
 var errFrameTooLarge = errors.New("message too large")
@@ -431,6 +467,15 @@ type frame struct {
 	// ConsoleDropped counts the lines the step's process did not send
 	// because the console limits were reached.
 	ConsoleDropped int `json:"consoleDropped"`
+	// A module call's (Params above carries db.query's parameters).
+	Op       string          `json:"op"`
+	Handle   int64           `json:"handle"`
+	Table    string          `json:"table"`
+	SQL      string          `json:"sql"`
+	Rows     json.RawMessage `json:"rows"`
+	RowsText *string         `json:"rowsText"`
+	Model    json.RawMessage `json:"model"`
+	Options  json.RawMessage `json:"options"`
 }
 
 // Most bytes of the descriptive fields of an error frame that are kept.
@@ -454,7 +499,15 @@ func (rn *run) handle(fe frameOrError) {
 		rn.stop(rn.protocol("a message is not UTF-8"))
 		return
 	}
-	if err := ipc.CheckJSONDepth(line, ipc.MaxJSONDepth+1); err != nil {
+	// A module call's arguments are checked one by one after decoding,
+	// so that one nested too deeply is the step's exception, as in
+	// JavaScript; anything deeper than Python's json can write is not.
+	module := bytes.HasPrefix(line, moduleFrame)
+	depth := ipc.MaxJSONDepth + 1
+	if module {
+		depth = maxModuleFrameDepth
+	}
+	if err := ipc.CheckJSONDepth(line, depth); err != nil {
 		rn.stop(rn.tooDeep(line, err))
 		return
 	}
@@ -463,7 +516,13 @@ func (rn *run) handle(fe frameOrError) {
 		rn.stop(rn.protocol("undecodable message: " + err.Error()))
 		return
 	}
+	if module != (f.K == "module") {
+		rn.stop(rn.protocol("a message of two kinds"))
+		return
+	}
 	switch f.K {
+	case "module":
+		rn.moduleCall(&f)
 	case "start":
 		if rn.started {
 			rn.stop(rn.protocol("started twice"))

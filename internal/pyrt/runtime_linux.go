@@ -135,8 +135,20 @@ func (r *Runtime) Close() {
 // Run executes one step and returns its terminal event, with the
 // semantics of (*jsrt.Runtime).Run: it blocks until the step ends (returns,
 // raises, crosses a limit, or ctx ends: ABORTED), and every call returns
-// exactly one terminal event; Stats.QueueMs is left for the caller.
+// exactly one terminal event; Stats.QueueMs is left for the caller. A job
+// that asks for modules needs RunWithModules.
 func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
+	return r.RunWithModules(ctx, job, nil)
+}
+
+// RunWithModules is Run for a job that may ask for built-in modules
+// (Job.Modules): the step gets them as the globals duckdb and glpk, and
+// their calls go to a session that host opens at the first call. A job
+// with modules and no host is UNAVAILABLE.
+func (r *Runtime) RunWithModules(ctx context.Context, job Job, host ModuleHost) *ipc.Event {
+	if f := checkModules(job.Modules, host); f != nil {
+		return failure(f, ipc.Stats{})
+	}
 	if len(job.Code) > job.Limits.MaxCodeBytes {
 		return failure(&ipc.Failure{
 			Code:    ipc.CodeValidation,
@@ -189,6 +201,7 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 		return failure(&ipc.Failure{Code: ipc.CodeCrashed, Message: err.Error()}, ipc.Stats{})
 	}
 	rn := newRun(ctx, r, r.z, spare, job, input)
+	rn.modHost = host
 	ev := rn.execute()
 	if rn.zygoteBroken {
 		r.z.stop()

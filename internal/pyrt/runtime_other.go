@@ -40,5 +40,10 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 	return &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeUnavailable, Message: "Python is unavailable on " + runtime.GOOS}}
 }
 
+// RunWithModules fails with UNAVAILABLE.
+func (r *Runtime) RunWithModules(ctx context.Context, job Job, host ModuleHost) *ipc.Event {
+	return r.Run(ctx, job)
+}
+
 // Close does nothing.
 func (r *Runtime) Close() {}

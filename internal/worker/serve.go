@@ -42,11 +42,14 @@ type server struct {
 	cur *activeRun // guarded by mu: the run in progress, nil when idle
 }
 
-// activeRun is the worker's state of the run in progress.
+// activeRun is the worker's state of the run in progress: a step it
+// executes, or a module session it holds for a Python run.
 type activeRun struct {
 	id      uint64
 	cancel  context.CancelCauseFunc
-	replies chan ipc.Reply
+	replies chan ipc.Reply      // a step's
+	calls   chan ipc.ModuleCall // a module session's
+	ended   <-chan struct{}     // a module session's: closed when it ends
 }
 
 func newServer(in, out *os.File, newRunner func(jsrt.Config) (Runner, error), watchParent bool) *server {
@@ -167,6 +170,34 @@ func (s *server) handle(f *ipc.Frame) error {
 		s.mu.Unlock()
 		s.wg.Add(1) // Done when the run's terminal frame is handed to the writer.
 		go s.execute(ctx, ar, f.Execute)
+	case ipc.FrameModules:
+		s.mu.Lock()
+		if s.cur != nil {
+			id := s.cur.id
+			s.mu.Unlock()
+			return fmt.Errorf("modules for run %d while run %d is in progress", f.RunID, id)
+		}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		ar := &activeRun{id: f.RunID, cancel: cancel, calls: make(chan ipc.ModuleCall, jsrt.MaxModuleCalls), ended: ctx.Done()}
+		s.cur = ar
+		s.mu.Unlock()
+		s.wg.Add(1) // Done when the session's terminal frame is handed to the writer.
+		go s.modules(ctx, ar, f.Modules)
+	case ipc.FrameCall:
+		ar := s.current(f.RunID)
+		if ar == nil {
+			break // the session ended: the host drops the reply anyway
+		}
+		if ar.calls == nil {
+			return fmt.Errorf("a call frame for run %d, which is not a module session", f.RunID)
+		}
+		// The session's loop takes calls at once; the host keeps at most
+		// jsrt.MaxModuleCalls in flight.
+		select {
+		case ar.calls <- *f.Call:
+		case <-ar.ended:
+		case <-s.quit:
+		}
 	case ipc.FrameReply:
 		if ar := s.current(f.RunID); ar != nil {
 			select {

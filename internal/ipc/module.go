@@ -1,0 +1,166 @@
+package ipc
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The module operations: what a guest's duckdb and glpk objects do (DESIGN
+// decision 7). A JavaScript run performs them inside its worker; a Python
+// run sends them, as ModuleCalls, to a module session (see ModuleSession).
+const (
+	OpDuckDBOpen  = "duckdb.open"
+	OpDuckDBLoad  = "duckdb.load"
+	OpDuckDBQuery = "duckdb.query"
+	OpDuckDBExec  = "duckdb.exec"
+	OpDuckDBClose = "duckdb.close"
+	OpGLPKSolve   = "glpk.solve"
+)
+
+// ModuleOps lists the module operations.
+var ModuleOps = []string{OpDuckDBOpen, OpDuckDBLoad, OpDuckDBQuery, OpDuckDBExec, OpDuckDBClose, OpGLPKSolve}
+
+// ModuleOf returns the module an operation belongs to: "duckdb" for
+// "duckdb.query".
+func ModuleOf(op string) string {
+	m, _, _ := strings.Cut(op, ".")
+	return m
+}
+
+// ModuleSession asks a worker to hold the built-in modules of a run that
+// does not execute in the worker — a Python step's — until the host ends
+// the session with an abort frame. Each call of the session arrives as a
+// call frame and is answered by a return frame; the worker keeps the
+// session's state (its open DuckDB database) and frees it at the end,
+// which it acknowledges with a terminal frame (a null result).
+type ModuleSession struct {
+	// Limits are the run's effective limits: memoryMb sets DuckDB's and
+	// GLPK's memory shares and the cap on a query result, as in a
+	// JavaScript run.
+	Limits Limits `json:"limits"`
+	// Modules are the modules the run was granted ("duckdb", "glpk");
+	// a call to another is refused.
+	Modules []string `json:"modules"`
+	// DeadlineMs is the time left until the run's wall-clock deadline,
+	// in milliseconds, when the host sent the frame: the calls in
+	// progress are interrupted then.
+	DeadlineMs int64 `json:"deadlineMs"`
+}
+
+// Check reports whether s is well formed.
+func (s *ModuleSession) Check() error {
+	if len(s.Modules) == 0 || len(s.Modules) > 8 {
+		return fmt.Errorf("a module session of %d modules", len(s.Modules))
+	}
+	for _, m := range s.Modules {
+		if m == "" || len(m) > 32 {
+			return fmt.Errorf("module name %.40q", m)
+		}
+	}
+	if s.DeadlineMs <= 0 || s.Limits.MemoryMB <= 0 {
+		return fmt.Errorf("deadlineMs %d, memoryMb %d", s.DeadlineMs, s.Limits.MemoryMB)
+	}
+	return nil
+}
+
+// ModuleCall is one module operation of a module session. Op says which of
+// the other fields it carries; Check enforces it. The JSON arguments travel
+// as they are, unescaped.
+type ModuleCall struct {
+	// ID numbers the calls of a session: positive, unique; the return
+	// frame carries it back.
+	ID int64  `json:"id"`
+	Op string `json:"op"`
+	// Handle is the database of a duckdb call other than open: the value
+	// open returned.
+	Handle int64 `json:"handle,omitempty"`
+	// Table is db.load's table name.
+	Table string `json:"table,omitempty"`
+	// SQL is the statement of db.query and db.exec.
+	SQL string `json:"sql,omitempty"`
+	// Rows is db.load's rows: a JSON array of objects.
+	Rows json.RawMessage `json:"rows,omitempty"`
+	// Params are db.query's parameters, a JSON array; absent means none.
+	Params json.RawMessage `json:"params,omitempty"`
+	// Model and Options are glpk.solve's arguments; absent Options means
+	// the defaults.
+	Model   json.RawMessage `json:"model,omitempty"`
+	Options json.RawMessage `json:"options,omitempty"`
+}
+
+// Check reports whether c is a known operation carrying exactly the
+// arguments it takes.
+func (c *ModuleCall) Check() error {
+	if c.ID <= 0 {
+		return fmt.Errorf("call id %d", c.ID)
+	}
+	if c.Handle < 0 {
+		return fmt.Errorf("%.40s: handle %d", c.Op, c.Handle)
+	}
+	// Which arguments are present, to compare with what the op takes.
+	type parts struct{ handle, table, sql, rows, params, model, options bool }
+	got := parts{c.Handle != 0, c.Table != "", c.SQL != "", len(c.Rows) > 0, len(c.Params) > 0, len(c.Model) > 0, len(c.Options) > 0}
+	var allowed parts
+	switch c.Op {
+	case OpDuckDBOpen:
+	case OpDuckDBLoad:
+		allowed = parts{handle: true, table: true, rows: true}
+		if !got.rows {
+			return errors.New("duckdb.load without rows")
+		}
+	case OpDuckDBQuery:
+		allowed = parts{handle: true, sql: true, params: true}
+	case OpDuckDBExec:
+		allowed = parts{handle: true, sql: true}
+	case OpDuckDBClose:
+		allowed = parts{handle: true}
+	case OpGLPKSolve:
+		allowed = parts{model: true, options: true}
+		if !got.model {
+			return errors.New("glpk.solve without a model")
+		}
+	default:
+		return fmt.Errorf("unknown module operation %.40q", c.Op)
+	}
+	// A present argument must be allowed; an allowed one may be absent
+	// (an empty table name or SQL is DuckDB's to refuse).
+	if (got.handle && !allowed.handle) || (got.table && !allowed.table) || (got.sql && !allowed.sql) ||
+		(got.rows && !allowed.rows) || (got.params && !allowed.params) || (got.model && !allowed.model) ||
+		(got.options && !allowed.options) {
+		return fmt.Errorf("%s: arguments do not match the operation", c.Op)
+	}
+	return nil
+}
+
+// ModuleReply is the outcome of a ModuleCall, by ID: exactly one of Value
+// (the call's JSON result), Error (the guest's call fails with this
+// message, which it may catch) or Failure (the run ends with it: a memory
+// or result limit, the deadline).
+type ModuleReply struct {
+	ID      int64           `json:"id"`
+	Value   json.RawMessage `json:"value,omitempty"`
+	Error   string          `json:"error,omitempty"`
+	Failure *Failure        `json:"failure,omitempty"`
+}
+
+// Check reports whether r carries exactly one outcome.
+func (r *ModuleReply) Check() error {
+	if r.ID <= 0 {
+		return fmt.Errorf("reply id %d", r.ID)
+	}
+	n := 0
+	for _, set := range []bool{len(r.Value) > 0, r.Error != "", r.Failure != nil} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return fmt.Errorf("call %d: a reply needs exactly one of value, error and failure", r.ID)
+	}
+	if r.Failure != nil && !knownCodes[r.Failure.Code] {
+		return fmt.Errorf("call %d: failure with unknown code %.32q", r.ID, r.Failure.Code)
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package pool_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/pool"
+)
+
+// call makes one module call and waits for its reply.
+func call(t *testing.T, m *pool.Modules, c ipc.ModuleCall) ipc.ModuleReply {
+	t.Helper()
+	m.Call(c)
+	select {
+	case r := <-m.Replies():
+		if r.ID != c.ID {
+			t.Fatalf("reply %+v to call %d", r, c.ID)
+		}
+		return r
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no reply to %+v", c)
+	}
+	panic("unreachable")
+}
+
+func expectFailure(t *testing.T, r ipc.ModuleReply, code ipc.Code, limit, msg string) {
+	t.Helper()
+	if r.Failure == nil || r.Failure.Code != code || r.Failure.Limit != limit || !strings.Contains(r.Failure.Message, msg) {
+		t.Fatalf("reply %+v (failure %+v), want %s (limit %q) saying %q", r, r.Failure, code, limit, msg)
+	}
+}
+
+// TestModules holds the modules of a run in a worker: real DuckDB and GLPK,
+// the run's database kept between calls and gone with the lease, and the
+// worker free for the next run.
+func TestModules(t *testing.T) {
+	p := newPool(t, pool.Config{Size: 1})
+	ctx := context.Background()
+	m := p.OpenModules(ctx, testLimits, []string{"duckdb", "glpk"}, time.Now().Add(time.Minute))
+	for _, c := range []struct {
+		call ipc.ModuleCall
+		want string
+	}{
+		{ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen}, "1"},
+		{ipc.ModuleCall{ID: 2, Op: ipc.OpDuckDBLoad, Handle: 1, Table: "t", Rows: []byte(`[{"a":1},{"a":2}]`)}, "null"},
+		{ipc.ModuleCall{ID: 3, Op: ipc.OpDuckDBQuery, Handle: 1, SQL: "SELECT sum(a) + ? AS s FROM t", Params: []byte(`[10]`)}, `[{"s":13}]`},
+		{ipc.ModuleCall{ID: 4, Op: ipc.OpGLPKSolve, Model: []byte(`{"name":"m","objective":{"direction":2,"name":"o","vars":[{"name":"x","coef":1}]},
+			"subjectTo":[{"name":"c","vars":[{"name":"x","coef":1}],"bnds":{"type":3,"ub":4,"lb":0}}]}`)}, ""},
+	} {
+		r := call(t, m, c.call)
+		if r.Error != "" || r.Failure != nil || (c.want != "" && string(r.Value) != c.want) {
+			t.Fatalf("call %+v: %+v, want %s", c.call, r, c.want)
+		}
+	}
+	if r := call(t, m, ipc.ModuleCall{ID: 5, Op: ipc.OpDuckDBQuery, Handle: 1, SQL: "SELECT * FROM nope"}); !strings.Contains(r.Error, "Table with name nope does not exist") {
+		t.Fatalf("bad SQL: %+v", r)
+	}
+	if hl := p.Health(); hl.Busy != 1 {
+		t.Fatalf("the worker is not leased: %+v", hl)
+	}
+	m.Close()
+	m.Close()
+	if hl := p.Health(); hl.Busy != 0 || hl.Restarts != 0 || hl.Workers[0].Runs != 1 {
+		t.Fatalf("the worker was not released: %+v", hl)
+	}
+	// The next lease starts afresh, and so does a step.
+	m = p.OpenModules(ctx, testLimits, []string{"duckdb"}, time.Now().Add(time.Minute))
+	call(t, m, ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen})
+	if r := call(t, m, ipc.ModuleCall{ID: 2, Op: ipc.OpDuckDBQuery, Handle: 1, SQL: "SELECT * FROM t"}); r.Error == "" {
+		t.Fatalf("the last run's table is still there: %+v", r)
+	}
+	if r := call(t, m, ipc.ModuleCall{ID: 3, Op: ipc.OpGLPKSolve, Model: []byte(`{}`)}); !strings.Contains(r.Error, `the module "glpk" was not requested`) {
+		t.Fatalf("a module not granted: %+v", r)
+	}
+	m.Close()
+	expectResult(t, runStep(p, ctx, "return 1", testLimits, nil), "1")
+}
+
+// TestModulesDeadline interrupts a query at the deadline, and ends the
+// lease as soon as the run ends.
+func TestModulesDeadline(t *testing.T) {
+	p := newPool(t, pool.Config{Size: 1})
+	m := p.OpenModules(context.Background(), testLimits, []string{"duckdb"}, time.Now().Add(300*time.Millisecond))
+	call(t, m, ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen})
+	start := time.Now()
+	r := call(t, m, ipc.ModuleCall{ID: 2, Op: ipc.OpDuckDBQuery, Handle: 1, SQL: "SELECT count(*) FROM range(1000000000) a, range(1000000) b"})
+	expectFailure(t, r, ipc.CodeTimeout, ipc.LimitWall, "wall-clock")
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+	m.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	m = p.OpenModules(ctx, testLimits, []string{"duckdb"}, time.Now().Add(time.Minute))
+	call(t, m, ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen})
+	m.Call(ipc.ModuleCall{ID: 2, Op: ipc.OpDuckDBQuery, Handle: 1, SQL: "SELECT count(*) FROM range(1000000000) a, range(1000000) b"})
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	start = time.Now()
+	m.Close()
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("Close took %v", took)
+	}
+	if hl := p.Health(); hl.Restarts != 0 || hl.Busy != 0 {
+		t.Fatalf("health %+v", hl)
+	}
+}
+
+// TestModulesViolations: a worker that breaks the rules of a session is
+// killed; the run's calls fail CRASHED.
+func TestModulesViolations(t *testing.T) {
+	for _, c := range []struct{ fault, why string }{
+		{"session-stray", "module call 99, which is not in flight"},
+		// The reader may see the worker's next frame, now that it is
+		// idle, and kill it first ("sent a return frame while idle").
+		{"session-terminal", "broke the protocol"},
+		{"session-event", "sent a event frame during a module session"},
+		{"session-exit", "died"},
+	} {
+		t.Run(c.fault, func(t *testing.T) {
+			p := newPool(t, pool.Config{Size: 1})
+			m := p.OpenModules(context.Background(), testLimits, []string{"fault:" + c.fault}, time.Now().Add(time.Minute))
+			defer m.Close()
+			expectFailure(t, call(t, m, ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen}), ipc.CodeCrashed, "", c.why)
+			// Later calls fail too, at once.
+			expectFailure(t, call(t, m, ipc.ModuleCall{ID: 2, Op: ipc.OpDuckDBOpen}), ipc.CodeCrashed, "", c.why)
+		})
+	}
+}
+
+// TestModulesHang: a worker that does not serve its session is killed
+// Grace after the deadline, or Grace after the lease ends.
+func TestModulesHang(t *testing.T) {
+	p := newPool(t, pool.Config{Size: 1, Grace: 200 * time.Millisecond})
+	start := time.Now()
+	m := p.OpenModules(context.Background(), testLimits, []string{"fault:session-hang"}, time.Now().Add(200*time.Millisecond))
+	expectFailure(t, call(t, m, ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen}), ipc.CodeLimitExceeded, ipc.LimitTime, "its worker was killed")
+	if took := time.Since(start); took < 400*time.Millisecond {
+		t.Errorf("killed after %v, before deadline + grace", took)
+	}
+	m.Close()
+	ready(t, p)
+
+	p2 := newPool(t, pool.Config{Size: 1, Grace: 200 * time.Millisecond})
+	m = p2.OpenModules(context.Background(), testLimits, []string{"fault:session-hang"}, time.Now().Add(time.Minute))
+	m.Call(ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen})
+	time.Sleep(50 * time.Millisecond)
+	start = time.Now()
+	m.Close()
+	if took := time.Since(start); took < 150*time.Millisecond || took > 5*time.Second {
+		t.Errorf("Close took %v, want about Grace", took)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for p2.Health().Restarts == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the worker was not replaced: %+v", p2.Health())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ready(t, p2)
+	expectResult(t, runStep(p2, context.Background(), "return 3", testLimits, nil), "3")
+}
+
+func TestModulesClosedPool(t *testing.T) {
+	p := newPool(t, pool.Config{Size: 1})
+	if err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	m := p.OpenModules(context.Background(), testLimits, []string{"duckdb"}, time.Now().Add(time.Minute))
+	defer m.Close()
+	expectFailure(t, call(t, m, ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen}), ipc.CodeUnavailable, "", "closed")
+}
