@@ -29,6 +29,7 @@
 //	    │                                                  │
 //	    │── execute {runId, code, input, limits, ─────────▶│ one run at a time
 //	    │            modules, packages}                    │
+//	    │◀────────────────────────────── started {runId} ──│ before the step runs
 //	    │◀───────────── event {runId, status|console} ─────│ host recounts each
 //	    │◀──── event {runId, data_request|fetch_request} ──│ against the limits
 //	    │── reply {runId, id, value|error|limit} ─────────▶│ same id

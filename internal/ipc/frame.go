@@ -15,8 +15,8 @@ import (
 // in their hello frame and refuse a peer that speaks another one: a host and
 // a worker are normally the same binary, but a binary replaced on disk
 // between two re-executions is not. Version 2 added module sessions
-// (modules, call and return frames).
-const ProtocolVersion = 2
+// (modules, call and return frames); version 3 the started frame.
+const ProtocolVersion = 3
 
 // DefaultMaxFrameBytes is the largest frame body accepted when the reader is
 // given no limit: 64 MiB. A frame carries one event, so a run's result, a
@@ -55,6 +55,7 @@ type FrameType string
 const (
 	FrameHello    FrameType = "hello"    // both: protocol version; first frame each way
 	FrameExecute  FrameType = "execute"  // host: start a run (Execute)
+	FrameStarted  FrameType = "started"  // worker: the execute frame arrived; the step starts now
 	FrameEvent    FrameType = "event"    // worker: one non-terminal Event of the run
 	FrameReply    FrameType = "reply"    // host: answer to a data request (Reply)
 	FrameAbort    FrameType = "abort"    // host: stop the run (Abort, optional)
@@ -148,6 +149,8 @@ func (f *Frame) Check() error {
 		want.hello = true
 	case FrameExecute:
 		want.run, want.execute = true, true
+	case FrameStarted:
+		want.run = true
 	case FrameEvent, FrameTerminal:
 		want.run, want.event = true, true
 	case FrameReply:

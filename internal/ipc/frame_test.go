@@ -25,6 +25,7 @@ var frameCases = []struct {
 	{"execute no input", Frame{Type: FrameExecute, RunID: 8, Execute: &Execute{Code: "return 1"}}},
 	{"execute modules", Frame{Type: FrameExecute, RunID: 9, Execute: &Execute{Code: `import * as p from "p"`, Modules: []string{"duckdb", "glpk"},
 		Packages: []Package{{Name: "p", Version: "1.0.0", Source: "(function () { return {\"x\": 1} })()"}}}}},
+	{"started", Frame{Type: FrameStarted, RunID: 7}},
 	{"status", Frame{Type: FrameEvent, RunID: 7, Event: &Event{Kind: KindStatus, Status: json.RawMessage(`{"pct":50}`)}}},
 	{"status null", Frame{Type: FrameEvent, RunID: 7, Event: &Event{Kind: KindStatus, Status: json.RawMessage(`null`)}}},
 	{"console", Frame{Type: FrameEvent, RunID: 7, Event: &Event{Kind: KindConsole, Console: &Console{Level: "log", Text: "héllo\u2028<x>"}}}},

@@ -805,3 +805,21 @@ func expectChildren(t testing.TB, base []string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestIdleWorkerKilled: a run handed a worker that was killed while idle,
+// before the host saw it die, goes to another worker instead of failing:
+// the step never started.
+func TestIdleWorkerKilled(t *testing.T) {
+	p := newPool(t, pool.Config{Size: 1})
+	for i := range 20 {
+		ready(t, p)
+		hl := p.Health()
+		if len(hl.Workers) != 1 {
+			t.Fatalf("health %+v", hl)
+		}
+		if err := syscall.Kill(hl.Workers[0].PID, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		expectResult(t, runStep(p, context.Background(), "return "+strconv.Itoa(i), testLimits, nil), strconv.Itoa(i))
+	}
+}

@@ -57,25 +57,46 @@ func (p *Pool) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
 		}
 		return failure(f, since(start))
 	}
-	w, f := p.acquire(ctx)
-	if f != nil {
-		return failure(f, since(start))
-	}
-	if ctx.Err() != nil {
+	for attempt := 0; ; attempt++ {
+		w, f := p.acquire(ctx)
+		if f != nil {
+			return failure(f, since(start))
+		}
+		if ctx.Err() != nil {
+			p.release(w)
+			return failure(&ipc.Failure{Code: ipc.CodeAborted, Message: abortMessage(ctx)}, since(start))
+		}
+		unsent := false
+		ev := p.execute(ctx, w, id, frame, job, start, &unsent)
 		p.release(w)
-		return failure(&ipc.Failure{Code: ipc.CodeAborted, Message: abortMessage(ctx)}, since(start))
+		// A worker that died while idle (killed from outside, say) can be
+		// handed a run before the host has seen it go. It then never
+		// acknowledged the run with its started frame: the step did not
+		// start, so the run goes to another worker instead of failing
+		// CRASHED. Bounded, in case every worker dies at once.
+		if !unsent || attempt == maxUnsentRetries {
+			return ev
+		}
+		p.log.Info("run moved to another worker: its worker was lost before the step started", logRun, id, logPID, w.pid)
 	}
-	ev := p.execute(ctx, w, id, frame, job, start)
-	p.release(w)
-	return ev
 }
 
-// execute runs one step on w, which Run has taken.
-func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, job jsrt.Job, start time.Time) *ipc.Event {
+// maxUnsentRetries bounds how often Run moves a run whose frame could not
+// be written to its worker.
+const maxUnsentRetries = 2
+
+// execute runs one step on w, which Run has taken. It sets *unsent when the
+// worker was lost before it acknowledged the run (the started frame): the
+// step never started there.
+func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, job jsrt.Job, start time.Time, unsent *bool) *ipc.Event {
 	lim := job.Limits
 	acct := newAccount(lim)
 	fail := func(f *ipc.Failure) *ipc.Event { return failure(f, acct.stats(start)) }
+	started := false // the worker acknowledged the run: the step may have run
 	crashed := func() *ipc.Event {
+		if !started {
+			*unsent = true
+		}
 		msg := w.lost()
 		p.log.Warn("run crashed", logRun, id, logPID, w.pid, logReason, msg)
 		return fail(&ipc.Failure{Code: ipc.CodeCrashed, Message: msg})
@@ -143,7 +164,12 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 			if f.RunID != id {
 				return violation("sent a %s frame of run %d during run %d", f.Type, f.RunID, id)
 			}
+			if started != (f.Type != ipc.FrameStarted) {
+				return violation("sent a %s frame %s the run's started frame", f.Type, map[bool]string{true: "after", false: "before"}[started])
+			}
 			switch f.Type {
+			case ipc.FrameStarted:
+				started = true
 			case ipc.FrameEvent:
 				if err := acct.event(f.Event); err != nil {
 					return violation("%v", err)

@@ -168,6 +168,17 @@ func (s *server) handle(f *ipc.Frame) error {
 			replies: make(chan ipc.Reply, max(1, f.Execute.Limits.MaxDataRequests))}
 		s.cur = ar
 		s.mu.Unlock()
+		// Tell the host the run reached this worker before anything of the
+		// step runs: a worker that dies before this frame is out never
+		// started the step, and the host may give the run to another.
+		b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameStarted, RunID: f.RunID}, s.max)
+		if err != nil {
+			panic(fmt.Sprintf("worker: encode a started frame: %v", err))
+		}
+		// Written, not just queued, before the step starts: the second
+		// send is taken only when the writer is done with the first.
+		s.send(b)
+		s.send(nil)
 		s.wg.Add(1) // Done when the run's terminal frame is handed to the writer.
 		go s.execute(ctx, ar, f.Execute)
 	case ipc.FrameModules:
@@ -300,6 +311,9 @@ func (s *server) writeLoop() {
 			}
 		case <-s.quit:
 			return
+		}
+		if b == nil {
+			continue // a barrier: see the started frame in handle
 		}
 		if err := s.w.WriteEncoded(b, time.Time{}); err != nil {
 			return

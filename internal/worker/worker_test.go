@@ -87,6 +87,10 @@ func (h *host) read() *ipc.Frame {
 func (h *host) execute(id uint64, code string, lim ipc.Limits) {
 	h.t.Helper()
 	h.send(&ipc.Frame{Type: ipc.FrameExecute, RunID: id, Execute: &ipc.Execute{Code: code, Input: json.RawMessage(`{"n":2}`), Limits: lim}})
+	// The worker acknowledges the run before the step starts.
+	if f := h.read(); f.Type != ipc.FrameStarted || f.RunID != id {
+		h.t.Fatalf("want a started frame for run %d first, got %+v", id, f)
+	}
 }
 
 // until reads frames of run id until its terminal, returning the events
@@ -201,7 +205,7 @@ func TestWorkerRefusesBadHost(t *testing.T) {
 	t.Run("execute while busy", func(t *testing.T) {
 		h := startWorker(t, &ipc.Hello{Protocol: ipc.ProtocolVersion})
 		h.execute(1, "while (true) {}", testLimits)
-		h.execute(2, "return 1", testLimits)
+		h.send(&ipc.Frame{Type: ipc.FrameExecute, RunID: 2, Execute: &ipc.Execute{Code: "return 1", Limits: testLimits}})
 		if code := <-h.exit; code != 1 {
 			t.Fatalf("exit status %d, want 1", code)
 		}
