@@ -761,7 +761,10 @@ func TestZygoteRestart(t *testing.T) {
 	rt := newRuntime(t, pyrt.Config{})
 	pid := pyrt.ZygotePID(rt)
 	time.AfterFunc(300*time.Millisecond, func() { syscall.Kill(pid, syscall.SIGKILL) })
-	expectError(t, runStep(t, rt, "import time\ntime.sleep(100)", testLimits, nil), ipc.CodeCrashed, "")
+	f := expectError(t, runStep(t, rt, "import time\ntime.sleep(100)", testLimits, nil), ipc.CodeCrashed, "")
+	if !strings.Contains(f.Message, "signal: killed") {
+		t.Errorf("message %q does not name the signal", f.Message)
+	}
 	expectResult(t, runStep(t, rt, "return 'again'", testLimits, nil), `"again"`)
 	if pyrt.ZygotePID(rt) == pid {
 		t.Error("the zygote was not replaced")

@@ -331,6 +331,9 @@ func (z *zygote) stop() {
 	})
 }
 
+// reapWait bounds how long diagnostics waits for a dying zygote's status.
+const reapWait = 500 * time.Millisecond
+
 // kill SIGKILLs the zygote; the kernel then kills everything in its pid
 // namespace.
 func (z *zygote) kill() {
@@ -339,7 +342,9 @@ func (z *zygote) kill() {
 	}
 }
 
-// diagnostics describes why the zygote is gone, for error messages.
+// diagnostics describes why the zygote is gone, for error messages. Its
+// pipe closes a moment before it is reaped: diagnostics waits a little for
+// the exit status, which names the signal that killed it.
 func (z *zygote) diagnostics() string {
 	var parts []string
 	select {
@@ -347,7 +352,7 @@ func (z *zygote) diagnostics() string {
 		if st := z.cmd.ProcessState; st != nil {
 			parts = append(parts, st.String())
 		}
-	default:
+	case <-time.After(reapWait):
 	}
 	if s := strings.TrimSpace(z.stderr.String()); s != "" {
 		parts = append(parts, s)
