@@ -12,6 +12,7 @@ require (
 	golang.org/x/net v0.61.0
 	golang.org/x/sys v0.50.0
 	google.golang.org/protobuf v1.36.12
+	modernc.org/libc v1.79.0
 	modernc.org/libquickjs v0.14.0
 	modernc.org/quickjs v0.27.0
 )
@@ -48,7 +49,6 @@ require (
 	golang.org/x/telemetry v0.0.0-20261009151841-97e8ea77aa2a // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	golang.org/x/xerrors v0.0.0-20240903120638-7835f813f4da // indirect
-	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )

@@ -13,6 +13,8 @@
 (function __sbx_boot(global) {
   const host = global.__sbx_host;
   delete global.__sbx_host;
+  const readRows = global.__sbx_rows; // (array) -> whether the host read it for the next duckdb.load
+  delete global.__sbx_rows;
 
   const JSONstringify = JSON.stringify;
   const JSONparse = JSON.parse;
@@ -449,9 +451,12 @@
     constructor(h) { this.#h = h; }
     async load(table, rows) {
       __sbx_str(table, "db.load: the table name");
-      // JSON text (from fetch's text(), say) goes as it is, unparsed.
+      // JSON text (from fetch's text(), say) goes as it is, unparsed. An
+      // array of plain objects the host reads without running anything of
+      // the step's (true); any other array (getters, Dates, Proxies, …)
+      // goes as JSON.stringify writes it, which the host reads the same.
       if (typeof rows !== "string" && !ArrayIsArray(rows)) throw new TypeErrorCtor("db.load: rows must be an array of objects, or its JSON text");
-      await __sbx_module("duckdb.load", this.#h, table, typeof rows === "string" ? rows : __sbx_json(rows, "db.load rows"));
+      await __sbx_module("duckdb.load", this.#h, table, typeof rows === "string" ? rows : readRows(rows) || __sbx_json(rows, "db.load rows"));
     }
     async query(sql, ...params) {
       __sbx_str(sql, "db.query: the SQL");
@@ -577,7 +582,9 @@
     host("done", false, __sbx_failure(e));
   }
 
-  function __sbx_start(code, inputText) {
+  // The host passes a JSON value either built (the value itself) or as
+  // its text, for JSON.parse.
+  function __sbx_start(code, input, built) {
     let fn;
     try {
       fn = new AsyncFunction(code);
@@ -589,9 +596,8 @@
       host("done", false, __sbx_failure(e));
       return;
     }
-    let input;
     try {
-      input = JSONparse(inputText);
+      if (!built) input = JSONparse(input);
     } catch (e) {
       host("done", false, __sbx_failure(e));
       return;
@@ -607,14 +613,14 @@
     then(p, __sbx_finish, __sbx_fail);
   }
 
-  function __sbx_reply(id, ok, payload) {
+  function __sbx_reply(id, ok, payload, built) {
     const r = mapGet(pending, id);
     if (r === undefined) return;
     mapDelete(pending, id);
     if (ok) {
       let v;
       try {
-        v = JSONparse(payload);
+        v = built ? payload : JSONparse(payload);
         if (r[2]) v = new Response(v);
       } catch (e) {
         r[1](e);
@@ -649,10 +655,10 @@
     }
   }
 
-  return function __sbx_dispatch(kind, a, b, c) {
+  return function __sbx_dispatch(kind, a, b, c, d) {
     switch (kind) {
-      case "start": return __sbx_start(a, b);
-      case "reply": return __sbx_reply(a, b, c);
+      case "start": return __sbx_start(a, b, c);
+      case "reply": return __sbx_reply(a, b, c, d);
       case "timer": return __sbx_timer(a);
       case "modules": return __sbx_modules(a);
       case "package": return __sbx_package(a, b);

@@ -33,7 +33,24 @@
 // while DuckDB or GLPK computes, and the run's end interrupts them. The
 // module goroutine ends with the run; its databases are closed in the
 // background. Each Runtime keeps one DuckDB database ready (duckdb.Pool),
-// made by its first run that opens one.
+// made by its first run that opens one; a run granted duckdb opens its
+// database while its input is built, before the step asks for it.
+//
+// # JSON values without JSON
+//
+// Two paths move large values between Go and the guest without the
+// engine's JSON (issue #7). The run's input and the replies to data
+// requests, fetches and module calls are built in the VM from Go
+// (jsonvalue.go: the values JSON.parse would make, twice as fast), and
+// db.load's array of plain objects is read out of the VM into
+// duckdb.Rows (rows.go: ten times faster than JSON.stringify and a parse).
+// Both give up on whatever they cannot do exactly as JSON.parse and
+// JSON.stringify would, without running any of the step's code, and the
+// engine's JSON then does it. Both reach into the wrapper's and the
+// engine's structures (the VM's context, an object's shape, a fast
+// array): found by reflection, checked against the engine's API on every
+// shape and array read in place, and off (the JSON path) if they do not
+// match; TestVMInternals fails then.
 //
 // A Job's Packages are npm bundles (package npm). Their bytecode is
 // compiled once per process (packages.go); the step's imports of them are

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"modernc.org/libc"
 	lib "modernc.org/libquickjs"
 	"modernc.org/quickjs"
 )
@@ -55,4 +56,32 @@ func (h heapReader) bytes() uint64 {
 		return 0
 	}
 	return uint64(h.rt.Fmalloc_ctx.Fmalloc_state.Fmalloc_size)
+}
+
+// deferGC keeps the engine's cycle collector from running while a value
+// of about expect bytes is built, all of it reachable: a collection during
+// the build would scan every object made so far and find none of them to
+// free. If the build would start a collection, one runs now instead,
+// before the new objects exist, and resume then sets the next one as the
+// engine does after a collection (at 1.5 times the allocated bytes, now
+// all reachable); if not, resume puts the threshold back.
+func (h heapReader) deferGC(tls *libc.TLS, expect int) (resume func()) {
+	if h.rt == nil || tls == nil {
+		return func() {}
+	}
+	rt := h.rt
+	prev := rt.Fmalloc_gc_threshold
+	collected := false
+	if size := rt.Fmalloc_ctx.Fmalloc_state.Fmalloc_size; size+lib.Tsize_t(expect) > prev {
+		lib.XJS_RunGC(tls, uintptr(unsafe.Pointer(rt)))
+		collected = true
+	}
+	rt.Fmalloc_gc_threshold = ^lib.Tsize_t(0)
+	return func() {
+		rt.Fmalloc_gc_threshold = prev
+		if collected {
+			size := rt.Fmalloc_ctx.Fmalloc_state.Fmalloc_size
+			rt.Fmalloc_gc_threshold = size + size>>1
+		}
+	}
 }

@@ -87,6 +87,15 @@ type modules struct {
 	// dbs are the run's open databases by handle. Module goroutine only.
 	dbs    map[int64]*duckdb.DB
 	nextDB int64
+	// pre is the database opened ahead of the step's first duckdb.open
+	// (preopenDuckDB), until that call takes it. Module goroutine only.
+	pre *preopened
+}
+
+// preopened is the outcome of opening a database ahead of time.
+type preopened struct {
+	db  *duckdb.DB
+	err error
 }
 
 func (rn *run) startModules() *modules {
@@ -96,7 +105,7 @@ func (rn *run) startModules() *modules {
 	ctx, cancel := context.WithDeadline(rn.ctx, rn.wall)
 	md := &modules{
 		ctx:     ctx,
-		calls:   make(chan func() modReply, maxModuleCalls),
+		calls:   make(chan func() modReply, maxModuleCalls+1), // and preopenDuckDB's
 		replies: make(chan modReply, maxModuleCalls),
 		cancel:  cancel,
 		done:    make(chan struct{}),
@@ -106,11 +115,16 @@ func (rn *run) startModules() *modules {
 	go func() { // stopModules, at the end of the run, waits for it
 		defer close(md.done)
 		for call := range md.calls {
-			md.replies <- call()
+			if r := call(); r.id != 0 { // 0: a call of the runtime's own, without reply
+				md.replies <- r
+			}
 		}
 		for h, db := range md.dbs {
 			rn.rt.closeDB(db)
 			delete(md.dbs, h)
+		}
+		if md.pre != nil && md.pre.db != nil {
+			rn.rt.closeDB(md.pre.db)
 		}
 	}()
 	return md
@@ -163,11 +177,14 @@ func (rn *run) moduleCall(op string, args []any) (any, error) {
 			if len(md.dbs) >= maxDatabases {
 				return modReply{err: fmt.Sprintf("duckdb.open: a run may have %d database open at a time; close it first", maxDatabases)}
 			}
-			db, err := rn.rt.duckPool().Open(ctx, duckdb.Config{
-				MemoryLimitBytes: ModuleMemoryBytes(lim.MemoryMB),
-				Threads:          1,
-				MaxResultBytes:   duckResultBytes(lim.MemoryMB),
-			})
+			var db *duckdb.DB
+			var err error
+			if p := md.pre; p != nil {
+				md.pre = nil
+				db, err = p.db, p.err
+			} else {
+				db, err = rn.openDuckDB(ctx)
+			}
 			if err != nil {
 				return rn.duckFailure(ctx, err)
 			}
@@ -177,6 +194,21 @@ func (rn *run) moduleCall(op string, args []any) (any, error) {
 		}
 	case "duckdb.load":
 		table, _ := arg[string](args, 2)
+		if read, _ := arg[bool](args, 3); read {
+			// The rows __sbx_rows read (rows.go) just before.
+			rows := rn.staged
+			rn.staged = nil
+			if rows == nil {
+				return nil, errors.New("db.load: the rows were not read")
+			}
+			call = md.withDB(handle, "load", func(db *duckdb.DB) modReply {
+				if err := db.LoadRows(ctx, table, rows); err != nil {
+					return rn.duckFailure(ctx, err)
+				}
+				return modReply{value: "null"}
+			})
+			break
+		}
 		rows, _ := arg[string](args, 3)
 		if err := ipc.CheckJSONDepth([]byte(rows), ipc.MaxJSONDepth); err != nil {
 			return nil, fmt.Errorf("db.load: the rows are %w", err)
@@ -252,6 +284,32 @@ func (rn *run) moduleCall(op string, args []any) (any, error) {
 	return id, nil
 }
 
+// openDuckDB opens a database with the run's memory share and result cap,
+// from the runtime's pool.
+func (rn *run) openDuckDB(ctx context.Context) (*duckdb.DB, error) {
+	lim := rn.job.Limits
+	return rn.rt.duckPool().Open(ctx, duckdb.Config{
+		MemoryLimitBytes: ModuleMemoryBytes(lim.MemoryMB),
+		Threads:          1,
+		MaxResultBytes:   duckResultBytes(lim.MemoryMB),
+	})
+}
+
+// preopenDuckDB opens the database of a run granted duckdb before the
+// step asks for it, on the module goroutine, while the VM builds the
+// input and starts the step: the open (1-2 ms of settings, and any wait
+// for the pool's next database) is then off the step's path, and its
+// first duckdb.open() takes this database. A step that never opens one
+// leaves it unused; it is closed with the run, like any other.
+func (rn *run) preopenDuckDB() {
+	md := rn.startModules()
+	md.calls <- func() modReply {
+		db, err := rn.openDuckDB(md.ctx)
+		md.pre = &preopened{db: db, err: err}
+		return modReply{}
+	}
+}
+
 // withDB runs f with the open database handle, or rejects the call.
 func (md *modules) withDB(handle int64, op string, f func(*duckdb.DB) modReply) func() modReply {
 	return func() modReply {
@@ -293,12 +351,11 @@ func (rn *run) deliverModule(rep modReply) {
 		rn.stop(rep.fail)
 		return
 	}
-	ok, payload := rep.err == "", rep.value
-	if !ok {
-		payload = rep.err
-	}
 	rn.js(func() error {
-		_, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "reply", rep.id, ok, payload)
+		if rep.err == "" {
+			return rn.callJSON("reply", rep.value, rep.id, true)
+		}
+		_, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "reply", rep.id, false, rep.err)
 		return err
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"modernc.org/quickjs"
 
 	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/modules/duckdb"
 )
 
 // Run executes one step and returns its terminal event. It blocks until the
@@ -71,6 +72,7 @@ type run struct {
 
 	pending map[int64]ipc.Kind // requests awaiting a Reply: data, fetch or module
 	mods    *modules           // nil until the first module call
+	staged  *duckdb.Rows       // rows read by __sbx_rows for the next duckdb.load
 	timers  map[int64]*time.Timer
 	nextID  int64
 	wake    chan int64 // fired timer ids, from timer goroutines
@@ -231,8 +233,10 @@ func (rn *run) execute(code string, codes []*compiledPackage, input string) *ipc
 			rn.result = failure(f, ipc.Stats{})
 			return nil
 		}
-		_, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "start", code, input)
-		return err
+		if rn.granted(ModuleDuckDB) {
+			rn.preopenDuckDB()
+		}
+		return rn.callJSON("start", input, code)
 	})
 	for rn.result == nil && rn.reason() == nil {
 		if len(rn.pending) == 0 && len(rn.timers) == 0 {
@@ -413,9 +417,53 @@ func (rn *run) deliver(rep ipc.Reply) {
 		}
 	}
 	rn.js(func() error {
+		if ok {
+			return rn.callJSON("reply", payload, rep.ID, ok)
+		}
 		_, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "reply", rep.ID, ok, payload)
 		return err
 	})
+}
+
+// callJSON calls the bootstrap's dispatch(kind, args..., value, built),
+// where value is what the guest receives of text, a JSON text: built from
+// Go (jsonvalue.go) when it can be, built true, else the text itself, for
+// JSON.parse in the guest.
+func (rn *run) callJSON(kind, text string, args ...any) error {
+	var resume func()
+	if _, tls, ok := vmHandles(rn.m.vm); ok {
+		resume = rn.m.heap.deferGC(tls, 4*len(text))
+	}
+	v, ok, stopped := buildJSON(rn.m.vm, text, rn.stopping)
+	if resume != nil {
+		resume()
+	}
+	if stopped {
+		return nil // the run is ending
+	}
+	all := append([]any{kind}, args...)
+	if ok {
+		defer v.Free()
+		all = append(all, v, true)
+	} else {
+		all = append(all, text, false)
+	}
+	_, err := rn.m.dispatch.Call(quickjs.UndefinedValue, all...)
+	return err
+}
+
+// stopping reports whether the run must stop, for Go code that works in
+// the VM on the guest's behalf and that no interrupt reaches: true if it
+// was stopped, or if it is past its wall deadline, which stops it.
+func (rn *run) stopping() bool {
+	if rn.reason() != nil {
+		return true
+	}
+	if time.Now().After(rn.wall) {
+		rn.stop(rn.timeout(ipc.LimitWall))
+		return true
+	}
+	return false
 }
 
 func (rn *run) emit(ev *ipc.Event) {

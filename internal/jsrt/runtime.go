@@ -79,6 +79,8 @@ type Runtime struct {
 	// preloaded counts the runs that got a VM with their packages
 	// evaluated (for tests).
 	preloaded atomic.Uint64
+	// rowsRead counts the db.load arrays read without JSON (for tests).
+	rowsRead atomic.Uint64
 }
 
 // New returns a Runtime and starts filling its warm pool in the background.
@@ -268,6 +270,10 @@ func newMachine() (*machine, error) {
 		vm.Close()
 		return nil, fmt.Errorf("jsrt: register host: %w", err)
 	}
+	if err := vm.RegisterFunc("__sbx_rows", m.rows, false); err != nil {
+		vm.Close()
+		return nil, fmt.Errorf("jsrt: register rows: %w", err)
+	}
 	m.dispatch, err = vm.EvalBytecodeValue(code)
 	if err != nil {
 		vm.Close()
@@ -281,6 +287,15 @@ func (m *machine) host(args []any) (any, error) {
 		return nil, errors.New("no run")
 	}
 	return m.run.host(args)
+}
+
+// rows is the bootstrap's __sbx_rows(array): it reads a db.load array
+// for the next duckdb.load call and reports whether it could (rows.go).
+func (m *machine) rows(v quickjs.Value) bool {
+	if m.run == nil {
+		return false
+	}
+	return m.run.readRows(v)
 }
 
 func (m *machine) close() {

@@ -90,3 +90,52 @@ func BenchmarkLoadQuery(b *testing.B) {
 		}
 	}
 }
+
+// benchValues is benchRows as Rows, what a runtime reads from its objects.
+func benchValues(n int) *duckdb.Rows {
+	regions := []string{"EU", "US", "APAC", "LATAM"}
+	r := duckdb.NewRows(0)
+	id, _ := r.Column("id")
+	region, _ := r.Column("region")
+	amount, _ := r.Column("amount")
+	units, _ := r.Column("units")
+	r.Grow(n)
+	for i := range n {
+		r.Set(id, duckdb.NumberValue(float64(i)))
+		r.Set(region, duckdb.StringValue(regions[i%4]))
+		r.Set(amount, duckdb.NumberValue(float64(i%97)+0.25))
+		r.Set(units, duckdb.NumberValue(float64(i%13)))
+		r.EndRow()
+	}
+	return r
+}
+
+// BenchmarkLoad compares loading 10,000 rows from JSON text (Load) and
+// from values (LoadRows).
+func BenchmarkLoad(b *testing.B) {
+	ctx := context.Background()
+	db, err := duckdb.Open(ctx, duckdb.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	text, values := benchRows(10_000), benchValues(10_000)
+	for _, tc := range []struct {
+		name string
+		load func() error
+	}{
+		{"json", func() error { return db.Load(ctx, "sales", text) }},
+		{"values", func() error { return db.LoadRows(ctx, "sales", values) }},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := tc.load(); err != nil {
+					b.Fatal(err)
+				}
+				if err := db.Exec(ctx, "DROP TABLE sales"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

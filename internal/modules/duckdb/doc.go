@@ -13,11 +13,14 @@
 //	})
 //	defer db.Close()                               // at run end: interrupts, then frees everything
 //	err = db.Load(ctx, "sales", rows)              // rows: JSON array of objects
+//	err = db.LoadRows(ctx, "sales", values)        // or the same rows as values (Rows)
 //	out, err := db.Query(ctx, "SELECT region, sum(amount) AS total FROM sales WHERE day >= ? GROUP BY ALL", []any{"2024-01-01"})
 //	err = db.Exec(ctx, "CREATE TABLE big AS SELECT * FROM sales WHERE amount > 100")
 //
 // The guest API maps onto it one to one: duckdb.open() is Open,
-// db.load(table, rows) is Load, db.query(sql, ...params) is Query (its
+// db.load(table, rows) is LoadRows for an array of plain objects (the
+// JavaScript runtime reads them out of its VM) and Load for anything else
+// (their JSON.stringify text), db.query(sql, ...params) is Query (its
 // result is the JSON array to parse), db.exec(sql) is Exec.
 //
 // Every call takes the run's ctx: when it ends, DuckDB is interrupted
@@ -32,7 +35,10 @@
 // built-in functions), and an idle one holds about 4.5 MB; a Pool keeps
 // one ready and makes the next when a run closes its own. Configuring and
 // locking a pooled database takes 1-2 ms, Close about 2 ms. Loading
-// 1,000 rows and aggregating them takes about 4 ms.
+// 1,000 rows and aggregating them takes about 4 ms. Loading 10,000 rows
+// of four columns takes about 3.5 ms from Rows, 10 ms from JSON text
+// (BenchmarkLoad): the appender's per-row and per-string calls into
+// DuckDB are most of the rest.
 //
 // # Security settings
 //
@@ -103,6 +109,13 @@
 //	any object or array                       JSON       each value as JSON text
 //	any other mix of scalars                  VARCHAR    strings as is, numbers and booleans as JSON text
 //	only nulls                                VARCHAR    NULL
+//
+// LoadRows takes the rows as values (Rows, filled by the caller) and
+// gives the table Load gives for their JSON text: NumberValue is a number
+// as JSON.stringify writes it (NaN and the infinities null, an integral
+// double of the int64 range an integer), and the text stored for a number
+// in a VARCHAR or JSON column, or for a string in a JSON column, is
+// JSON.stringify's (AppendNumber, AppendQuoted).
 //
 // The table name must be a plain identifier (letters, digits, _, not
 // starting with a digit, at most 63 bytes) and the table must not exist.

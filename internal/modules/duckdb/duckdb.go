@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	duck "github.com/duckdb/duckdb-go/v2"
 )
@@ -69,8 +70,12 @@ type instance struct {
 	conn      *duck.Conn
 }
 
+// creates counts the instances made, for tests.
+var creates atomic.Int64
+
 // create makes an instance.
 func create(ctx context.Context) (instance, error) {
+	creates.Add(1)
 	c, err := duck.NewConnector(startupDSN, nil)
 	if err != nil {
 		return instance{}, fmt.Errorf("duckdb: create database: %w", err)

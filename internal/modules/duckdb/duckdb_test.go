@@ -386,6 +386,37 @@ func TestPool(t *testing.T) {
 	}
 }
 
+// TestPoolWaits checks that Open waits for the database the pool is
+// making rather than make a second one, and stops waiting when its ctx
+// ends or the pool closes.
+func TestPoolWaits(t *testing.T) {
+	pool := duckdb.NewPool(1)
+	defer pool.Close()
+	time.Sleep(100 * time.Millisecond)
+	db, err := pool.Open(context.Background(), duckdb.Config{}) // the ready one
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := duckdb.Creates()
+	db.Close() // the pool starts making a replacement
+	db, err = pool.Open(context.Background(), duckdb.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if made := duckdb.Creates() - before; made != 1 {
+		t.Errorf("%d databases made for one Open after Close, want the replacement only", made)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	db.Close() // another replacement
+	if _, err := pool.Open(ctx, duckdb.Config{}); err == nil {
+		// The replacement may have been ready already: nothing to wait for.
+		t.Log("no wait")
+	} else if !errors.Is(err, context.Canceled) {
+		t.Errorf("Open with an ended ctx: %v", err)
+	}
+}
+
 func TestQueryJSONIsValid(t *testing.T) {
 	db := open(t, duckdb.Config{})
 	out := query(t, db, `SELECT chr(range::INTEGER) AS c FROM range(1, 300)

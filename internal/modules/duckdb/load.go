@@ -8,10 +8,10 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	duck "github.com/duckdb/duckdb-go/v2"
 )
@@ -19,9 +19,6 @@ import (
 // tableName is what Load accepts as a table name: a plain SQL identifier,
 // so that the step's later SQL can name the table without quoting.
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
-
-// maxColumnName is the longest column name Load accepts, in bytes.
-const maxColumnName = 255
 
 // Load creates table and fills it with rows, a JSON array of objects. The
 // columns are the union of the objects' keys in order of first appearance;
@@ -49,22 +46,68 @@ const maxColumnName = 255
 // len(rows): it is parsed in the Go heap, outside DuckDB's memory limit.
 func (db *DB) Load(ctx context.Context, table string, rows json.RawMessage) error {
 	if !tableName.MatchString(table) {
-		return invalidf("load: table name %q is not a plain identifier (letters, digits and _, not starting with a digit, at most 63 bytes)", table)
+		return badTableName(table)
 	}
 	data, err := parseRows(rows, db.cfg.MaxLoadColumns)
 	if err != nil {
 		return err
 	}
+	return db.load(ctx, table, data)
+}
+
+// LoadRows is Load with the rows given as values (see Rows): the same
+// table as Load of the JSON text those values stand for.
+//
+//	err := db.LoadRows(ctx, "sales", rows)
+func (db *DB) LoadRows(ctx context.Context, table string, rows *Rows) error {
+	if !tableName.MatchString(table) {
+		return badTableName(table)
+	}
+	if rows.n == 0 {
+		return invalidf("load: rows is an empty array: there are no columns to create")
+	}
+	if len(rows.cols) > db.cfg.MaxLoadColumns {
+		return invalidf("load: more than %d columns", db.cfg.MaxLoadColumns)
+	}
+	for _, c := range rows.cols {
+		for len(c.vals) < rows.n {
+			c.vals = append(c.vals, Value{})
+		}
+		for _, v := range c.vals {
+			c.seen |= v.seen()
+		}
+		c.typ = typeOf(c.seen)
+	}
+	return db.load(ctx, table, rows)
+}
+
+func badTableName(table string) error {
+	return invalidf("load: table name %q is not a plain identifier (letters, digits and _, not starting with a digit, at most 63 bytes)", table)
+}
+
+// table is what db.load fills a table from: parsed JSON or Rows.
+type table interface {
+	// columns returns the column names and their SQL types.
+	columns() (names, types []string)
+	rowCount() int
+	// row sets dest to row i's values, as the appender takes them.
+	row(i int, dest []driver.Value) error
+}
+
+// load creates table with src's columns and fills it. If filling the table
+// fails, the table is dropped.
+func (db *DB) load(ctx context.Context, table string, src table) error {
 	conn, ctx, release, err := db.acquire(ctx, "load")
 	if err != nil {
 		return err
 	}
 	defer release()
 
-	if _, err := conn.ExecContext(ctx, data.createTable(table), nil); err != nil {
+	names, types := src.columns()
+	if _, err := conn.ExecContext(ctx, createTable(table, names, types), nil); err != nil {
 		return wrap(ctx, "load", err)
 	}
-	if err := data.append(ctx, conn, table); err != nil {
+	if err := appendRows(ctx, conn, table, src, len(names)); err != nil {
 		// Best effort: without the drop, a failed Load would leave a
 		// half-filled table behind. If even that fails, the first
 		// failure is the one to report.
@@ -73,15 +116,6 @@ func (db *DB) Load(ctx context.Context, table string, rows json.RawMessage) erro
 	}
 	return nil
 }
-
-// kind bits: what a column's values were seen to be.
-const (
-	seenBool = 1 << iota
-	seenInt
-	seenFloat
-	seenString
-	seenNested
-)
 
 // column is one column of parsed rows: where in the input each row's value
 // is, the zero span where the row has no such key.
@@ -200,18 +234,6 @@ func parseRows(rows json.RawMessage, maxCols int) (*rowData, error) {
 	return d, nil
 }
 
-func checkColumnName(name string) error {
-	switch {
-	case name == "":
-		return fmt.Errorf("an empty key cannot name a column")
-	case len(name) > maxColumnName:
-		return fmt.Errorf("key %.20q… is longer than %d bytes", name, maxColumnName)
-	case strings.IndexByte(name, 0) >= 0 || !utf8.ValidString(name):
-		return fmt.Errorf("key %q cannot name a column", name)
-	}
-	return nil
-}
-
 // infer sets c.typ from the values (see Load).
 func (d *rowData) infer(c *column) {
 	for i := range c.vals {
@@ -235,18 +257,7 @@ func (d *rowData) infer(c *column) {
 			}
 		}
 	}
-	switch {
-	case c.seen&seenNested != 0:
-		c.typ = "JSON"
-	case c.seen == seenBool:
-		c.typ = "BOOLEAN"
-	case c.seen == seenInt:
-		c.typ = "BIGINT"
-	case c.seen&^(seenInt|seenFloat) == 0 && c.seen != 0:
-		c.typ = "DOUBLE"
-	default:
-		c.typ = "VARCHAR"
-	}
+	c.typ = typeOf(c.seen)
 }
 
 // isInt reports whether the JSON number v is written as an integer that
@@ -259,25 +270,46 @@ func isInt(v []byte) bool {
 	return err == nil
 }
 
-func (d *rowData) createTable(table string) string {
+func createTable(table string, names, types []string) string {
 	var b strings.Builder
 	b.WriteString("CREATE TABLE ")
 	b.WriteString(quoteIdent(table))
 	b.WriteString(" (")
-	for i, c := range d.cols {
+	for i, name := range names {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(quoteIdent(c.name))
+		b.WriteString(quoteIdent(name))
 		b.WriteByte(' ')
-		b.WriteString(c.typ)
+		b.WriteString(types[i])
 	}
 	b.WriteByte(')')
 	return b.String()
 }
 
-// append fills the created table through DuckDB's appender.
-func (d *rowData) append(ctx context.Context, conn *duck.Conn, table string) (err error) {
+func (d *rowData) columns() (names, types []string) {
+	for _, c := range d.cols {
+		names = append(names, c.name)
+		types = append(types, c.typ)
+	}
+	return names, types
+}
+
+func (d *rowData) rowCount() int { return d.n }
+
+func (d *rowData) row(i int, dest []driver.Value) error {
+	for j, c := range d.cols {
+		v, err := c.value(d.raw(c, i))
+		if err != nil {
+			return fmt.Errorf("rows[%d].%s: %w", i, c.name, err)
+		}
+		dest[j] = v
+	}
+	return nil
+}
+
+// appendRows fills the created table through DuckDB's appender.
+func appendRows(ctx context.Context, conn *duck.Conn, table string, src table, ncols int) (err error) {
 	a, err := duck.NewAppenderFromConn(conn, "", table)
 	if err != nil {
 		return err
@@ -287,25 +319,63 @@ func (d *rowData) append(ctx context.Context, conn *duck.Conn, table string) (er
 			err = cerr
 		}
 	}()
-	row := make([]driver.Value, len(d.cols))
-	for i := 0; i < d.n; i++ {
+	row := make([]driver.Value, ncols)
+	for i := range src.rowCount() {
 		if i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		for j, c := range d.cols {
-			v, err := c.value(d.raw(c, i))
-			if err != nil {
-				return fmt.Errorf("rows[%d].%s: %w", i, c.name, err)
-			}
-			row[j] = v
+		if err := src.row(i, row); err != nil {
+			return err
 		}
 		if err := a.AppendRow(row...); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func (r *Rows) columns() (names, types []string) {
+	for _, c := range r.cols {
+		names = append(names, c.name)
+		types = append(types, c.typ)
+	}
+	return names, types
+}
+
+func (r *Rows) rowCount() int { return r.n }
+
+func (r *Rows) row(i int, dest []driver.Value) error {
+	for j, c := range r.cols {
+		dest[j] = c.value(c.vals[i])
+	}
+	return nil
+}
+
+// value converts v to what the appender takes for c.typ: the value Load
+// stores for v's JSON text.
+func (c *rowsColumn) value(v Value) driver.Value {
+	if v.kind == kindNull {
+		return nil
+	}
+	switch c.typ {
+	case "BOOLEAN":
+		return v.n != 0
+	case "BIGINT":
+		return int64(v.n)
+	case "DOUBLE":
+		if v.kind == kindInt {
+			return float64(int64(v.n))
+		}
+		return math.Float64frombits(v.n)
+	case "JSON":
+		return json.RawMessage(v.appendJSON(nil))
+	}
+	if v.kind == kindString { // VARCHAR
+		return v.s
+	}
+	return string(v.appendJSON(nil))
 }
 
 // value converts a raw value of c (nil if missing) to what the appender

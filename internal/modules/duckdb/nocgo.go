@@ -26,6 +26,9 @@ func Open(context.Context, Config) (*DB, error) { return nil, errUnavailable }
 // Load fails: this binary has no DuckDB.
 func (*DB) Load(context.Context, string, json.RawMessage) error { return errUnavailable }
 
+// LoadRows fails: this binary has no DuckDB.
+func (*DB) LoadRows(context.Context, string, *Rows) error { return errUnavailable }
+
 // Query fails: this binary has no DuckDB.
 func (*DB) Query(context.Context, string, []any) (json.RawMessage, error) {
 	return nil, errUnavailable
