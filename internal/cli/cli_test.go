@@ -167,3 +167,34 @@ func TestTypeScript(t *testing.T) {
 		t.Fatalf("run compiled: %d %q %q", code, out, errs)
 	}
 }
+
+// TestModules runs steps that use the built-in modules, which --modules
+// grants.
+func TestModules(t *testing.T) {
+	step := `const db = await duckdb.open();
+await db.load("sales", input.rows);
+return await db.query("SELECT region, sum(amount) AS total, count(*) AS n FROM sales GROUP BY region ORDER BY region")`
+	input := `{"rows": [{"region": "EU", "amount": 12.5}, {"region": "US", "amount": 7}, {"region": "EU", "amount": 1}]}`
+	code, out, errs := stepbox(t, step, "run", "-", "--modules", "duckdb", "--input", input)
+	if code != cli.ExitOK || strings.TrimSpace(out) != `[{"region":"EU","total":13.5,"n":2},{"region":"US","total":7,"n":1}]` {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	for _, args := range [][]string{{"--modules", "duckdb,glpk"}, {"--modules", "glpk", "--modules", " duckdb "}} {
+		code, out, errs := stepbox(t, `return [typeof duckdb, typeof glpk]`, append([]string{"run", "-"}, args...)...)
+		if code != cli.ExitOK || strings.TrimSpace(out) != `["object","object"]` {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q", args, code, out, errs)
+		}
+	}
+	if code, out, errs := stepbox(t, `return typeof duckdb`, "run", "-"); code != cli.ExitOK || strings.TrimSpace(out) != `"undefined"` {
+		t.Fatalf("without --modules: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, _, errs := stepbox(t, `return 1`, "run", "-", "--modules", "sqlite"); code != cli.ExitValidation || !strings.Contains(errs, `"sqlite"`) {
+		t.Fatalf("unknown module: exit %d, stderr %q", code, errs)
+	}
+	if code, _, errs := stepbox(t, `return 1`, "run", "-", "--modules", "duckdb,"); code != cli.ExitUsage || !strings.Contains(errs, "empty name") {
+		t.Fatalf("empty name: exit %d, stderr %q", code, errs)
+	}
+	if _, out, _ := stepbox(t, "", "help", "run"); !strings.Contains(out, "--modules LIST") {
+		t.Fatal("help run does not document --modules")
+	}
+}

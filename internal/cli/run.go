@@ -34,6 +34,10 @@ Flags:
   --egress FILE        enable fetch: a JSON file {"policy": {"hosts": [...], ...},
                        "secrets": [{"host", "header", "value"}]}; without it
                        every fetch fails
+  --modules LIST       the built-in modules the step gets, comma-separated (the
+                       flag may repeat): duckdb and glpk become globals of that
+                       name, e.g. --modules duckdb,glpk; npm packages need no
+                       flag: the step imports them
   --json               print every event as one JSON line on stdout
 
 ` + exitTable
@@ -44,6 +48,23 @@ type runFlags struct {
 	memory                   int
 	cpu, timeout             string
 	json                     bool
+	modules                  listFlag
+}
+
+// listFlag is a flag of comma-separated names that may repeat.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+func (l *listFlag) Set(s string) error {
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return fmt.Errorf("empty name in %q", s)
+		}
+		*l = append(*l, name)
+	}
+	return nil
 }
 
 func runCommand(ctx context.Context, st *State, args []string) int {
@@ -59,6 +80,7 @@ func runCommand(ctx context.Context, st *State, args []string) int {
 	fs.StringVar(&f.timeout, "timeout", "", "")
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.StringVar(&f.egress, "egress", "", "")
+	fs.Var(&f.modules, "modules", "")
 	file, ok := oneFile(st, fs, args, "run", "step file", runUsage)
 	if !ok {
 		return ExitUsage
@@ -86,6 +108,7 @@ func (f *runFlags) build(st *State, file string) (sandbox.Request, sandbox.Confi
 	}
 	req.Code = string(code)
 	req.Language = languageOf(file)
+	req.Modules = f.modules // the engine checks the names
 	if f.input != "" {
 		in := []byte(f.input)
 		if strings.HasPrefix(f.input, "@") {
