@@ -139,10 +139,5 @@ func (rn *run) deliverModule(rep ipc.ModuleReply) {
 		line = append(append(line, value...), "}\n"...)
 	}
 	rn.modQueued.Add(1)
-	select {
-	case rn.replies <- outLine{b: line, module: true}:
-	default: // cannot happen: a slot for every call in flight
-		rn.modQueued.Add(-1)
-		rn.stop(&ipc.Failure{Code: ipc.CodeCrashed, Message: "pyrt: reply queue full"})
-	}
+	rn.replies.push(outLine{b: line, module: true})
 }

@@ -16,7 +16,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/stepbox/stepbox/internal/ipc"
-	"github.com/stepbox/stepbox/internal/jsrt"
 )
 
 // Grace periods of the end of a run.
@@ -54,7 +53,7 @@ type run struct {
 	stopCancel context.CancelFunc
 
 	frames  chan frameOrError // from the event pipe; closed at its end
-	replies chan outLine      // lines for the writer; closed at the end
+	replies *lineQueue        // lines for the writer; closed at the end
 	output  *tail             // the run's raw standard output and error
 	wg      sync.WaitGroup
 
@@ -95,7 +94,7 @@ func newRun(ctx context.Context, r *Runtime, z *zygote, spare *zmsg, job Job, in
 		start:   start,
 		wall:    start.Add(time.Duration(job.Limits.WallMs) * time.Millisecond),
 		frames:  make(chan frameOrError, 16),
-		replies: make(chan outLine, job.Limits.MaxDataRequests+job.Limits.MaxFetchRequests+jsrt.MaxModuleCalls+2),
+		replies: newLineQueue(),
 		output:  newTail(4 << 10),
 		pending: make(map[int64]ipc.Kind),
 	}
@@ -122,7 +121,7 @@ func (rn *run) execute() *ipc.Event {
 	if err != nil { // the input was checked: cannot happen
 		job = []byte(`{}`)
 	}
-	rn.replies <- outLine{b: append(job, '\n')}
+	rn.replies.push(outLine{b: append(job, '\n')})
 	rn.wg.Add(3) // Done when the writer and both readers return, after the loop closes their files.
 	go rn.writer(inW)
 	go rn.readFrames(evR)
@@ -135,7 +134,7 @@ func (rn *run) execute() *ipc.Event {
 		rn.mods.Close()
 	}
 
-	close(rn.replies)
+	rn.replies.close()
 	inW.Close()
 	evR.Close()
 	outR.Close()
@@ -340,11 +339,7 @@ func (rn *run) deliver(rep ipc.Reply) {
 	} else {
 		line = replyError(rep.ID, rep.Error)
 	}
-	select {
-	case rn.replies <- outLine{b: line}:
-	default: // cannot happen: one slot per request the limits allow
-		rn.stop(&ipc.Failure{Code: ipc.CodeCrashed, Message: "pyrt: reply queue full"})
-	}
+	rn.replies.push(outLine{b: line})
 }
 
 // outLine is a line for the run's process: the job, or a reply.
@@ -365,17 +360,25 @@ func replyError(id int64, msg string) []byte {
 // writer writes the job and then the replies to the run's process.
 func (rn *run) writer(f *os.File) {
 	defer rn.wg.Done()
-	for line := range rn.replies {
-		if line.module {
-			// Before the write: the step may read the line, and send its
-			// next call, before Write returns.
-			rn.modQueued.Add(-1)
+	broken := false
+	for {
+		lines, ok := rn.replies.take()
+		if !ok {
+			return
 		}
-		if _, err := f.Write(line.b); err != nil {
-			break
+		for _, line := range lines {
+			if line.module {
+				// Before the write: the step may read the line, and send its
+				// next call, before Write returns.
+				rn.modQueued.Add(-1)
+			}
+			if broken {
+				continue // the process is gone: drop the rest until close
+			}
+			if _, err := f.Write(line.b); err != nil {
+				broken = true
+			}
 		}
-	}
-	for range rn.replies { // drain until the loop closes it
 	}
 }
 

@@ -47,7 +47,7 @@ type server struct {
 type activeRun struct {
 	id      uint64
 	cancel  context.CancelCauseFunc
-	replies chan ipc.Reply      // a step's
+	replies *replyQueue         // a step's
 	calls   chan ipc.ModuleCall // a module session's
 	ended   <-chan struct{}     // a module session's: closed when it ends
 }
@@ -162,10 +162,7 @@ func (s *server) handle(f *ipc.Frame) error {
 			return fmt.Errorf("execute for run %d while run %d is in progress", f.RunID, id)
 		}
 		ctx, cancel := context.WithCancelCause(context.Background())
-		ar := &activeRun{id: f.RunID, cancel: cancel,
-			// Each data request is answered at most once, so replies never
-			// outnumber MaxDataRequests and a send never blocks.
-			replies: make(chan ipc.Reply, max(1, f.Execute.Limits.MaxDataRequests))}
+		ar := &activeRun{id: f.RunID, cancel: cancel, replies: newReplyQueue(ctx.Done())}
 		s.cur = ar
 		s.mu.Unlock()
 		// Tell the host the run reached this worker before anything of the
@@ -210,11 +207,10 @@ func (s *server) handle(f *ipc.Frame) error {
 		case <-s.quit:
 		}
 	case ipc.FrameReply:
-		if ar := s.current(f.RunID); ar != nil {
-			select {
-			case ar.replies <- *f.Reply:
-			default: // more replies than requests: the host's bug, not the guest's
-			}
+		// Replies for a run that ended, or for a module session, are
+		// dropped; a run's queue never blocks the reader.
+		if ar := s.current(f.RunID); ar != nil && ar.replies != nil {
+			ar.replies.push(*f.Reply)
 		}
 	case ipc.FrameAbort:
 		if ar := s.current(f.RunID); ar != nil {
@@ -249,7 +245,7 @@ func (s *server) current(id uint64) *activeRun {
 func (s *server) execute(ctx context.Context, ar *activeRun, x *ipc.Execute) {
 	defer s.wg.Done()
 	em := &emitter{s: s, id: ar.id}
-	ev := s.runner.Run(ctx, jsrt.Job{Code: x.Code, Input: x.Input, Limits: x.Limits, Modules: x.Modules, Packages: x.Packages, Host: em, Replies: ar.replies})
+	ev := s.runner.Run(ctx, jsrt.Job{Code: x.Code, Input: x.Input, Limits: x.Limits, Modules: x.Modules, Packages: x.Packages, Host: em, Replies: ar.replies.out})
 	if ev == nil || !ev.Terminal() {
 		ev = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeCrashed, Message: "the runtime returned no terminal event"}}
 	}
