@@ -104,24 +104,28 @@ func BenchmarkWorkloads(b *testing.B) {
 // BenchmarkDataRoundTrip measures one dataProxy.request answered by the
 // host: guest call, event to the caller, Respond, promise resolution.
 func BenchmarkDataRoundTrip(b *testing.B) {
-	e := newEngine(b, sandbox.Config{Isolation: sandbox.IsolationInProcess, PoolSize: 1, Plans: map[string]sandbox.Limits{"default": {
-		MaxDataRequests: 1_000_000, CPUMs: 300_000, WallMs: 300_000, MaxDataBytes: 1 << 30}}})
-	const perRun = 1000
-	code := "for (let i = 0; i < 1000; i++) await dataProxy.request('get', i)"
-	b.ResetTimer()
-	for done := 0; done < b.N; done += perRun {
-		s, err := e.Submit(context.Background(), sandbox.Request{Code: code})
-		if err != nil {
-			b.Fatal(err)
-		}
-		for ev := range s.Events() {
-			if dr := ev.DataRequest; dr != nil {
-				_ = s.Respond(dr.ID, dr.Params)
+	for _, iso := range []sandbox.Isolation{sandbox.IsolationInProcess, sandbox.IsolationProcess} {
+		b.Run(string(iso), func(b *testing.B) {
+			e := newEngine(b, sandbox.Config{Isolation: iso, PoolSize: 1, Plans: map[string]sandbox.Limits{"default": {
+				MaxDataRequests: 1_000_000, CPUMs: 300_000, WallMs: 300_000, MaxDataBytes: 1 << 30}}})
+			const perRun = 1000
+			code := "for (let i = 0; i < 1000; i++) await dataProxy.request('get', i)"
+			b.ResetTimer()
+			for done := 0; done < b.N; done += perRun {
+				s, err := e.Submit(context.Background(), sandbox.Request{Code: code})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for ev := range s.Events() {
+					if dr := ev.DataRequest; dr != nil {
+						_ = s.Respond(dr.ID, dr.Params)
+					}
+				}
+				if _, err := s.Wait(); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-		if _, err := s.Wait(); err != nil {
-			b.Fatal(err)
-		}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64((b.N+perRun-1)/perRun*perRun)/1e3, "µs/roundtrip")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64((b.N+perRun-1)/perRun*perRun)/1e3, "µs/roundtrip")
 }

@@ -207,11 +207,7 @@ func (s *server) handle(f *ipc.Frame) error {
 		case <-s.quit:
 		}
 	case ipc.FrameReply:
-		// Replies for a run that ended, or for a module session, are
-		// dropped; a run's queue never blocks the reader.
-		if ar := s.current(f.RunID); ar != nil && ar.replies != nil {
-			ar.replies.push(*f.Reply)
-		}
+		s.reply(f)
 	case ipc.FrameAbort:
 		if ar := s.current(f.RunID); ar != nil {
 			var cause error
@@ -229,6 +225,14 @@ func (s *server) handle(f *ipc.Frame) error {
 		return fmt.Errorf("unexpected %s frame from the host", f.Type)
 	}
 	return nil
+}
+
+// reply passes a reply frame to its run. Replies for a run that ended, or
+// for a module session, are dropped; a run's queue never blocks.
+func (s *server) reply(f *ipc.Frame) {
+	if ar := s.current(f.RunID); ar != nil && ar.replies != nil {
+		ar.replies.push(*f.Reply)
+	}
 }
 
 // current returns the run in progress if its id is id. Replies and aborts
@@ -321,6 +325,14 @@ func (s *server) readLoop(r *ipc.FrameReader, frames chan<- readResult) {
 	defer s.wg.Done()
 	for {
 		f, err := r.Read()
+		if err == nil && f.Type == ipc.FrameReply {
+			// The hot path of the data bridge, handled here rather than
+			// handed to the serve loop: one goroutine wake less per reply.
+			// A reply answers a request of the current run, so the execute
+			// frame before it has been handled.
+			s.reply(f)
+			continue
+		}
 		select {
 		case frames <- readResult{f, err}:
 		case <-s.quit:
