@@ -4,11 +4,14 @@
 //
 // # Frames
 //
-// A frame is a 4-byte big-endian body length followed by the body: one JSON
-// object, a Frame. The reader checks the length against its limit before it
-// reads or allocates anything of the body, checks the nesting depth before
-// it decodes, and refuses unknown fields, unknown frame types, payloads that
-// do not match the type, and anything after the one object. Both sides use
+// A frame is a 4-byte big-endian body length followed by the body: a 4-byte
+// header length, the header (one JSON object, a Frame) and the frame's
+// payload, the one possibly large JSON value of its type written as it is
+// (see EncodeFrame). The reader checks the length against its limit before
+// it reads or allocates anything of the body, checks the nesting depth
+// before it decodes, validates the payload once, and refuses unknown
+// fields, unknown frame types, parts that do not match the type, and
+// anything after the header's one object. Both sides use
 // the same codec; each keeps one goroutine (or a mutex) per pipe for writes
 // and one goroutine for reads.
 //

@@ -15,8 +15,9 @@ import (
 // in their hello frame and refuse a peer that speaks another one: a host and
 // a worker are normally the same binary, but a binary replaced on disk
 // between two re-executions is not. Version 2 added module sessions
-// (modules, call and return frames); version 3 the started frame.
-const ProtocolVersion = 3
+// (modules, call and return frames); version 3 the started frame; version
+// 4 the payload after the header (EncodeFrame).
+const ProtocolVersion = 4
 
 // DefaultMaxFrameBytes is the largest frame body accepted when the reader is
 // given no limit: 64 MiB. A frame carries one event, so a run's result, a
@@ -262,8 +263,14 @@ func CheckEvent(ev *Event) error {
 }
 
 // EncodeFrame checks f and returns it as a frame: the 4-byte big-endian
-// length of the body followed by the body, f as JSON. It fails with
-// ErrFrameTooLarge if the body is longer than max (max <= 0 means
+// length of the body followed by the body. The body is the 4-byte
+// big-endian length of a JSON header, the header (f as JSON, without its
+// payload), and the payload: the one large JSON value some frame types
+// carry (execute: the input; terminal: the result's value; reply and
+// return: the value), written as it is. The payload is neither re-encoded
+// nor re-scanned when encoding, which made a 450 KB input cost 3 ms on the
+// host and 5 ms in the worker; the receiver validates it once. It fails
+// with ErrFrameTooLarge if the body is longer than max (max <= 0 means
 // DefaultMaxFrameBytes).
 //
 // Strings and raw JSON are written as they are (no HTML escaping), so a
@@ -275,32 +282,90 @@ func EncodeFrame(f *Frame, max int) ([]byte, error) {
 	if max <= 0 {
 		max = DefaultMaxFrameBytes
 	}
+	header, payload := splitPayload(f)
 	var buf bytes.Buffer
-	buf.Write(make([]byte, frameHeaderBytes))
+	buf.Grow(2*frameHeaderBytes + 256 + len(payload))
+	buf.Write(make([]byte, 2*frameHeaderBytes))
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(f); err != nil {
+	if err := enc.Encode(header); err != nil {
 		return nil, fmt.Errorf("ipc: encode %s frame: %w", f.Type, err)
 	}
+	buf.Truncate(buf.Len() - 1) // the Encoder's newline
+	h := buf.Len() - 2*frameHeaderBytes
+	buf.Write(payload)
 	b := buf.Bytes()
-	b = b[:len(b)-1] // the Encoder's newline
 	n := len(b) - frameHeaderBytes
 	if n > max {
 		return nil, fmt.Errorf("%w: %s frame of %d bytes, more than %d", ErrFrameTooLarge, f.Type, n, max)
 	}
 	binary.BigEndian.PutUint32(b, uint32(n))
+	binary.BigEndian.PutUint32(b[frameHeaderBytes:], uint32(h))
 	return b, nil
 }
 
-// DecodeFrame decodes one frame body (without its length prefix). It checks
-// the nesting depth before decoding, refuses unknown fields and anything
-// after the one JSON object, and checks the result with Frame.Check. Every
-// error wraps ErrFrameInvalid.
+// payloadOf returns the field of f that travels as the frame's payload, or
+// nil when f's type has none.
+func payloadOf(f *Frame) *json.RawMessage {
+	switch {
+	case f.Type == FrameExecute && f.Execute != nil:
+		return &f.Execute.Input
+	case f.Type == FrameTerminal && f.Event != nil && f.Event.Result != nil:
+		return &f.Event.Result.Value
+	case f.Type == FrameReply && f.Reply != nil:
+		return &f.Reply.Value
+	case f.Type == FrameReturn && f.Return != nil:
+		return &f.Return.Value
+	}
+	return nil
+}
+
+// splitPayload returns a copy of f without its payload, and the payload.
+// f is not modified.
+func splitPayload(f *Frame) (*Frame, []byte) {
+	cp := *f
+	switch {
+	case cp.Type == FrameExecute && cp.Execute != nil:
+		x := *cp.Execute
+		cp.Execute = &x
+	case cp.Type == FrameTerminal && cp.Event != nil && cp.Event.Result != nil:
+		ev, r := *cp.Event, *cp.Event.Result
+		ev.Result = &r
+		cp.Event = &ev
+	case cp.Type == FrameReply && cp.Reply != nil:
+		r := *cp.Reply
+		cp.Reply = &r
+	case cp.Type == FrameReturn && cp.Return != nil:
+		r := *cp.Return
+		cp.Return = &r
+	default:
+		return f, nil
+	}
+	p := payloadOf(&cp)
+	payload := *p
+	*p = nil
+	return &cp, payload
+}
+
+// DecodeFrame decodes one frame body (without its length prefix; see
+// EncodeFrame). It checks the header's nesting depth before decoding it,
+// refuses unknown fields and anything after the header's one JSON object,
+// checks that the payload is one valid JSON value nested no deeper than
+// MaxJSONDepth (and that only types with a payload have one), and checks
+// the result with Frame.Check. Every error wraps ErrFrameInvalid.
 func DecodeFrame(body []byte) (*Frame, error) {
-	if err := CheckJSONDepth(body, MaxFrameDepth); err != nil {
+	if len(body) < frameHeaderBytes {
+		return nil, fmt.Errorf("%w: a body of %d bytes has no header length", ErrFrameInvalid, len(body))
+	}
+	h := int64(binary.BigEndian.Uint32(body))
+	if h > int64(len(body)-frameHeaderBytes) {
+		return nil, fmt.Errorf("%w: header length %d in a body of %d bytes", ErrFrameInvalid, h, len(body))
+	}
+	header, payload := body[frameHeaderBytes:frameHeaderBytes+int(h)], body[frameHeaderBytes+int(h):]
+	if err := CheckJSONDepth(header, MaxFrameDepth); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrFrameInvalid, err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
+	dec := json.NewDecoder(bytes.NewReader(header))
 	dec.DisallowUnknownFields()
 	var f Frame
 	if err := dec.Decode(&f); err != nil {
@@ -308,6 +373,22 @@ func DecodeFrame(body []byte) (*Frame, error) {
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, fmt.Errorf("%w: data after the frame's JSON object", ErrFrameInvalid)
+	}
+	if len(payload) > 0 {
+		p := payloadOf(&f)
+		switch {
+		case p == nil:
+			return nil, fmt.Errorf("%w: a %s frame with a payload", ErrFrameInvalid, f.Type)
+		case len(*p) > 0 && string(*p) != "null":
+			return nil, fmt.Errorf("%w: a %s frame with its payload in the header too", ErrFrameInvalid, f.Type)
+		case !json.Valid(payload):
+			return nil, fmt.Errorf("%w: the %s frame's payload is not valid JSON", ErrFrameInvalid, f.Type)
+		}
+		if err := CheckJSONDepth(payload, MaxJSONDepth); err != nil {
+			return nil, fmt.Errorf("%w: the %s frame's payload %w", ErrFrameInvalid, f.Type, err)
+		}
+		// A copy: FrameReader reuses its buffer.
+		*p = bytes.Clone(payload)
 	}
 	if err := f.Check(); err != nil {
 		return nil, err

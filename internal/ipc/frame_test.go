@@ -288,17 +288,53 @@ func TestFrameInvalid(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			body := headerOnly(c.body)
+			if c.body == "" {
+				body = nil // a zero length prefix
+			}
 			var hdr [4]byte
-			binary.BigEndian.PutUint32(hdr[:], uint32(len(c.body)))
-			_, err := NewFrameReader(bytes.NewReader(append(hdr[:], c.body...)), 0).Read()
+			binary.BigEndian.PutUint32(hdr[:], uint32(len(body)))
+			_, err := NewFrameReader(bytes.NewReader(append(hdr[:], body...)), 0).Read()
 			if !errors.Is(err, ErrFrameInvalid) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("%v, want ErrFrameInvalid containing %q", err, c.want)
 			}
 		})
 	}
-	if _, err := DecodeFrame([]byte(deepOK)); err != nil {
+	if _, err := DecodeFrame(headerOnly(deepOK)); err != nil {
 		t.Fatalf("a status nested to MaxJSONDepth: %v", err)
 	}
+
+	// The payload after the header.
+	withPayload := func(header, payload string) []byte { return append(headerOnly(header), payload...) }
+	deepPayload := strings.Repeat("[", MaxJSONDepth+1) + strings.Repeat("]", MaxJSONDepth+1)
+	for _, c := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"no header length", []byte{0, 0}, "no header length"},
+		{"header length past the body", []byte{0, 0, 1, 0, '{', '}'}, "header length 256"},
+		{"payload on a type without one", withPayload(`{"type":"ping","seq":1}`, `1`), "a ping frame with a payload"},
+		{"payload not JSON", withPayload(`{"type":"reply","runId":1,"reply":{"id":1}}`, `{bad`), "not valid JSON"},
+		{"two payload values", withPayload(`{"type":"reply","runId":1,"reply":{"id":1}}`, `1 2`), "not valid JSON"},
+		{"payload too deep", withPayload(`{"type":"reply","runId":1,"reply":{"id":1}}`, deepPayload), "nested"},
+		{"payload in the header too", withPayload(`{"type":"reply","runId":1,"reply":{"id":1,"value":2}}`, `1`), "in the header too"},
+	} {
+		if _, err := DecodeFrame(c.body); !errors.Is(err, ErrFrameInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrFrameInvalid containing %q", c.name, err, c.want)
+		}
+	}
+	f, err := DecodeFrame(withPayload(`{"type":"execute","runId":1,"execute":{"code":"return input","limits":{}}}`, `{"a": [1, 2]}`))
+	if err != nil || string(f.Execute.Input) != `{"a": [1, 2]}` {
+		t.Fatalf("execute with its input as payload: %+v %v", f, err)
+	}
+}
+
+// headerOnly returns the body of a frame whose header is the JSON text h
+// and which has no payload.
+func headerOnly(h string) []byte {
+	b := binary.BigEndian.AppendUint32(nil, uint32(len(h)))
+	return append(b, h...)
 }
 
 func TestEncodeChecks(t *testing.T) {

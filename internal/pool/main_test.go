@@ -173,7 +173,10 @@ func rawWrite(b []byte) {
 	}
 }
 
-func rawFrame(body string) {
-	b := binary.BigEndian.AppendUint32(nil, uint32(len(body)))
-	rawWrite(append(b, body...))
+// rawFrame writes a frame whose header is the JSON text header, with no
+// payload (see ipc.EncodeFrame).
+func rawFrame(header string) {
+	b := binary.BigEndian.AppendUint32(nil, uint32(4+len(header)))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(header)))
+	rawWrite(append(b, header...))
 }
