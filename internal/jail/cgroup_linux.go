@@ -234,7 +234,7 @@ func (p cgroupPlan) makeCgroups(cfg Config) (made []*workerCgroup, v2 *workerCgr
 			return c, nil
 		}
 		c := &workerCgroup{dir: filepath.Join(t.parent, name), version: t.version}
-		if err := os.Mkdir(c.dir, 0o755); err != nil {
+		if err := mkdirCgroup(c.dir); err != nil {
 			return nil, err
 		}
 		byParent[t.parent] = c
@@ -285,6 +285,18 @@ func (p cgroupPlan) makeCgroups(cfg Config) (made []*workerCgroup, v2 *workerCgr
 		}
 	}
 	return made, v2, nil
+}
+
+// mkdirCgroup creates the cgroup dir. A directory of that name left by an
+// earlier process with the same pid (one whose tasks took longer to go
+// than removeCgroups waited) is removed first: the kernel removes a cgroup
+// only once no task is in it, so a live one is never taken over.
+func mkdirCgroup(dir string) error {
+	err := os.Mkdir(dir, 0o755)
+	if errors.Is(err, fs.ErrExist) && os.Remove(dir) == nil {
+		err = os.Mkdir(dir, 0o755)
+	}
+	return err
 }
 
 // removeCgroups kills whatever is left in the worker's cgroups and removes
