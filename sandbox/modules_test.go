@@ -258,22 +258,26 @@ return out`})
 	})
 }
 
+// refusedSQL is SQL a step must not run: it reaches files, the network,
+// extensions or the configuration. The JavaScript and Python tests share it.
+var refusedSQL = []string{
+	"SELECT * FROM read_csv('/etc/passwd')",
+	"SELECT * FROM '/etc/passwd'",
+	"SELECT * FROM read_text('/proc/self/environ')",
+	"COPY (SELECT 1) TO '/tmp/stepbox-duckdb-escape.csv'",
+	"ATTACH '/tmp/stepbox-duckdb-escape.db' AS x",
+	"INSTALL httpfs",
+	"LOAD httpfs",
+	"SELECT * FROM read_csv('https://example.com/x.csv')",
+	"SET memory_limit = '100GB'",
+	"SET enable_external_access = true",
+	"SELECT getenv('HOME')",
+}
+
 // TestDuckDBSandbox checks that SQL cannot reach files, the network,
 // extensions or the configuration, from inside a run.
 func TestDuckDBSandbox(t *testing.T) {
-	stmts := []string{
-		"SELECT * FROM read_csv('/etc/passwd')",
-		"SELECT * FROM '/etc/passwd'",
-		"SELECT * FROM read_text('/proc/self/environ')",
-		"COPY (SELECT 1) TO '/tmp/stepbox-duckdb-escape.csv'",
-		"ATTACH '/tmp/stepbox-duckdb-escape.db' AS x",
-		"INSTALL httpfs",
-		"LOAD httpfs",
-		"SELECT * FROM read_csv('https://example.com/x.csv')",
-		"SET memory_limit = '100GB'",
-		"SET enable_external_access = true",
-		"SELECT getenv('HOME')",
-	}
+	stmts := refusedSQL
 	code := fmt.Sprintf(`
 const db = await duckdb.open();
 const out = [];
