@@ -492,13 +492,9 @@ func (b *jsonBuilder) object(depth int) (lib.TJSValue, bool) {
 			b.dropException()
 			break
 		}
-		b.space()
-		if b.i < len(b.text) && b.text[b.i] == ',' {
-			b.i++
+		if more, ok := b.separator('}'); more {
 			continue
-		}
-		if b.i < len(b.text) && b.text[b.i] == '}' {
-			b.i++
+		} else if ok {
 			return obj, true
 		}
 		break
@@ -532,19 +528,32 @@ func (b *jsonBuilder) array(depth int) (lib.TJSValue, bool) {
 			b.dropException()
 			break
 		}
-		b.space()
-		if b.i < len(b.text) && b.text[b.i] == ',' {
-			b.i++
+		if more, ok := b.separator(']'); more {
 			continue
-		}
-		if b.i < len(b.text) && b.text[b.i] == ']' {
-			b.i++
+		} else if ok {
 			return arr, true
 		}
 		break
 	}
 	b.free(arr)
 	return lib.TJSValue{}, false
+}
+
+// separator reads what follows a member or an element: ',' when more
+// follow, or close when the container ends (ok). Anything else is neither.
+func (b *jsonBuilder) separator(close byte) (more, ok bool) {
+	b.space()
+	if b.i < len(b.text) {
+		switch b.text[b.i] {
+		case ',':
+			b.i++
+			return true, true
+		case close:
+			b.i++
+			return false, true
+		}
+	}
+	return false, false
 }
 
 // maxBuildDepth is the deepest nesting buildJSON builds; deeper text goes
