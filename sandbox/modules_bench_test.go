@@ -96,22 +96,7 @@ return rows.length`})
 
 // BenchmarkGLPKRun measures a step that solves a small MIP.
 func BenchmarkGLPKRun(b *testing.B) {
-	benchModules(b, sandbox.Request{Modules: []string{"glpk"}, Code: `
-const v = (name, coef) => ({name, coef});
-const r = await glpk.solve({
-  name: "royalties",
-  objective: {direction: glpk.GLP_MAX, name: "profit", vars: [v("a", 5), v("b", 4), v("c", 3), v("ya", -10), v("yb", -8), v("yc", -6)]},
-  subjectTo: [
-    {name: "press", vars: [v("a", 2), v("b", 3), v("c", 1)], bnds: {type: glpk.GLP_UP, ub: 50}},
-    {name: "paper", vars: [v("a", 4), v("b", 1), v("c", 2)], bnds: {type: glpk.GLP_UP, ub: 60}},
-    {name: "runA", vars: [v("a", 1), v("ya", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
-    {name: "runB", vars: [v("b", 1), v("yb", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
-    {name: "runC", vars: [v("c", 1), v("yc", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
-  ],
-  generals: ["a", "b", "c"],
-  binaries: ["ya", "yb", "yc"],
-});
-return r.result.z`})
+	benchModules(b, sandbox.Request{Modules: []string{"glpk"}, Code: "const r = await glpk.solve(" + royaltyModel + ");\nreturn r.result.z"})
 }
 
 // BenchmarkPackageImport measures what importing simple-statistics adds

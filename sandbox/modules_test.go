@@ -258,6 +258,27 @@ return out`})
 	})
 }
 
+// royaltyModel is a JavaScript expression, a glpk.js model: print runs a,
+// b, c of three titles (integers) pay royalties 5, 4 and 3 a unit, but a
+// title needs its advance (10, 8, 6) paid first (binaries ya, yb, yc);
+// press hours and paper are scarce. The test and the benchmark share it.
+const royaltyModel = `(() => {
+const v = (name, coef) => ({name, coef});
+return {
+  name: "royalties",
+  objective: {direction: glpk.GLP_MAX, name: "profit", vars: [v("a", 5), v("b", 4), v("c", 3), v("ya", -10), v("yb", -8), v("yc", -6)]},
+  subjectTo: [
+    {name: "press", vars: [v("a", 2), v("b", 3), v("c", 1)], bnds: {type: glpk.GLP_UP, ub: 50}},
+    {name: "paper", vars: [v("a", 4), v("b", 1), v("c", 2)], bnds: {type: glpk.GLP_UP, ub: 60}},
+    {name: "runA", vars: [v("a", 1), v("ya", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
+    {name: "runB", vars: [v("b", 1), v("yb", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
+    {name: "runC", vars: [v("c", 1), v("yc", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
+  ],
+  generals: ["a", "b", "c"],
+  binaries: ["ya", "yb", "yc"],
+};
+})()`
+
 // refusedSQL is SQL a step must not run: it reaches files, the network,
 // extensions or the configuration. The JavaScript and Python tests share it.
 var refusedSQL = []string{
@@ -397,24 +418,7 @@ func TestGLPK(t *testing.T) {
 		}
 	})
 	t.Run("royalty MIP", func(t *testing.T) {
-		// Print runs a, b, c of three titles (integers) pay royalties 5, 4
-		// and 3 a unit, but a title needs its advance (10, 8, 6) paid
-		// first (binaries ya, yb, yc); press hours and paper are scarce.
-		r := solveGLPK(t, `
-const v = (name, coef) => ({name, coef});
-return await glpk.solve({
-  name: "royalties",
-  objective: {direction: glpk.GLP_MAX, name: "profit", vars: [v("a", 5), v("b", 4), v("c", 3), v("ya", -10), v("yb", -8), v("yc", -6)]},
-  subjectTo: [
-    {name: "press", vars: [v("a", 2), v("b", 3), v("c", 1)], bnds: {type: glpk.GLP_UP, ub: 50}},
-    {name: "paper", vars: [v("a", 4), v("b", 1), v("c", 2)], bnds: {type: glpk.GLP_UP, ub: 60}},
-    {name: "runA", vars: [v("a", 1), v("ya", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
-    {name: "runB", vars: [v("b", 1), v("yb", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
-    {name: "runC", vars: [v("c", 1), v("yc", -20)], bnds: {type: glpk.GLP_UP, ub: 0}},
-  ],
-  generals: ["a", "b", "c"],
-  binaries: ["ya", "yb", "yc"],
-})`)
+		r := solveGLPK(t, "return await glpk.solve("+royaltyModel+")")
 		// The optimum, by enumeration.
 		best := math.Inf(-1)
 		for a := 0; a <= 20; a++ {
