@@ -76,6 +76,16 @@ export async function median(n, warmup, fn) {
   return { ms: r.p50_ms, n, result: r.result };
 }
 
+// workloadTimes runs each workload with runOnce(code, memoryMb) and returns
+// its median time, in the shape the harness reads for the workloads measure.
+export async function workloadTimes(workloads, runs, warmup, runOnce) {
+  const out = {};
+  for (const [name, code] of Object.entries(workloads)) {
+    out[name] = await median(runs, warmup, () => runOnce(code, 512));
+  }
+  return { workloads: out };
+}
+
 // rss returns the process's resident set size in bytes, after a full
 // garbage collection when node runs with --expose-gc.
 export async function rss() {

@@ -7,7 +7,7 @@
 // API is used throughout (compile and run on isolated-vm's own threads), as a
 // server that must not block its event loop would.
 
-import { main, wrap, bridgeStep, bridgeTime, latency, median, rss } from "./common.mjs";
+import { main, wrap, bridgeStep, bridgeTime, latency, rss, workloadTimes } from "./common.mjs";
 
 let ivm;
 async function load() {
@@ -81,11 +81,7 @@ const measures = {
 
   workloads: async ({ workloads, runs, warmup }) => {
     await load();
-    const out = {};
-    for (const [name, code] of Object.entries(workloads)) {
-      out[name] = await median(runs, warmup, () => runOnce(code, 512));
-    }
-    return { workloads: out };
+    return workloadTimes(workloads, runs, warmup, runOnce);
   },
 
   bridge: async ({ n, runs }) => {

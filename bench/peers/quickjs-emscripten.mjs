@@ -7,7 +7,7 @@
 // throughput uses one worker thread (one module) per core.
 
 import os from "node:os";
-import { main, wrap, bridgeStep, bridgeTime, latency, median, rss, threads } from "./common.mjs";
+import { main, wrap, bridgeStep, bridgeTime, latency, rss, threads, workloadTimes } from "./common.mjs";
 
 let QuickJS;
 async function load() {
@@ -99,11 +99,7 @@ const measures = {
 
   workloads: async ({ workloads, runs, warmup }) => {
     await load();
-    const out = {};
-    for (const [name, code] of Object.entries(workloads)) {
-      out[name] = await median(runs, warmup, () => runOnce(code, 512));
-    }
-    return { workloads: out };
+    return workloadTimes(workloads, runs, warmup, runOnce);
   },
 
   bridge: async ({ n, runs }) => {
