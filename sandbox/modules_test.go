@@ -494,25 +494,7 @@ func TestModulesAbort(t *testing.T) {
 		{"glpk", []string{"glpk"}, marketSplitStep + `reportStatus("go"); await glpk.solve({name: "split", objective: {direction: glpk.GLP_MIN, name: "o", vars}, subjectTo, binaries: xs})`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := moduleEngine(t).Submit(context.Background(), sandbox.Request{Modules: tc.modules, Code: tc.code})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var aborted time.Time
-			for ev := range s.Events() {
-				if ev.Kind == sandbox.EventStatus {
-					time.Sleep(100 * time.Millisecond) // well into the work
-					aborted = time.Now()
-					s.Abort()
-				}
-			}
-			_, err = s.Wait()
-			if !errors.Is(err, sandbox.ErrAborted) {
-				t.Fatalf("got %v, want ABORTED", err)
-			}
-			if took := time.Since(aborted); took > time.Duration(testenv.Scale(1))*time.Second {
-				t.Errorf("the run ended %v after the abort", took)
-			}
+			expectAbortMidWork(t, sandbox.Request{Modules: tc.modules, Code: tc.code})
 		})
 	}
 }
@@ -671,4 +653,30 @@ func TestPackagesNotInstalled(t *testing.T) {
 			t.Fatalf("%s %v", res.Value, err)
 		}
 	})
+}
+
+// expectAbortMidWork submits req, aborts it 100 ms after its first status
+// event (the step reports one just before its long module call), and
+// expects ABORTED within a second of the abort.
+func expectAbortMidWork(t *testing.T, req sandbox.Request) {
+	t.Helper()
+	s, err := moduleEngine(t).Submit(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var aborted time.Time
+	for ev := range s.Events() {
+		if ev.Kind == sandbox.EventStatus {
+			time.Sleep(100 * time.Millisecond) // well into the work
+			aborted = time.Now()
+			s.Abort()
+		}
+	}
+	_, err = s.Wait()
+	if !errors.Is(err, sandbox.ErrAborted) {
+		t.Fatalf("got %v, want ABORTED", err)
+	}
+	if took := time.Since(aborted); took > time.Duration(testenv.Scale(1))*time.Second {
+		t.Errorf("the run ended %v after the abort", took)
+	}
 }

@@ -286,25 +286,7 @@ await db.query("SELECT count(*) FROM range(1000000000) a, range(1000000) b")`},
 await glpk.solve({"name": "split", "objective": {"direction": glpk.GLP_MIN, "name": "o", "vars": vars}, "subjectTo": subject_to, "binaries": xs})`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := moduleEngine(t).Submit(context.Background(), pyModule(tc.modules, tc.code))
-			if err != nil {
-				t.Fatal(err)
-			}
-			var aborted time.Time
-			for ev := range s.Events() {
-				if ev.Kind == sandbox.EventStatus {
-					time.Sleep(100 * time.Millisecond) // well into the work
-					aborted = time.Now()
-					s.Abort()
-				}
-			}
-			_, err = s.Wait()
-			if !errors.Is(err, sandbox.ErrAborted) {
-				t.Fatalf("got %v, want ABORTED", err)
-			}
-			if took := time.Since(aborted); took > time.Duration(testenv.Scale(1))*time.Second {
-				t.Errorf("the run ended %v after the abort", took)
-			}
+			expectAbortMidWork(t, pyModule(tc.modules, tc.code))
 		})
 	}
 }
