@@ -152,19 +152,31 @@ func (s *server) shutdown() {
 	}
 }
 
+// begin makes the run (or module session) that frame f starts current,
+// with the parts newRun gives it; a frame that starts one while another is
+// in progress is the host's error.
+func (s *server) begin(f *ipc.Frame, newRun func(context.Context) *activeRun) (context.Context, *activeRun, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur != nil {
+		return nil, nil, fmt.Errorf("%s for run %d while run %d is in progress", f.Type, f.RunID, s.cur.id)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	ar := newRun(ctx)
+	ar.id, ar.cancel = f.RunID, cancel
+	s.cur = ar
+	return ctx, ar, nil
+}
+
 func (s *server) handle(f *ipc.Frame) error {
 	switch f.Type {
 	case ipc.FrameExecute:
-		s.mu.Lock()
-		if s.cur != nil {
-			id := s.cur.id
-			s.mu.Unlock()
-			return fmt.Errorf("execute for run %d while run %d is in progress", f.RunID, id)
+		ctx, ar, err := s.begin(f, func(ctx context.Context) *activeRun {
+			return &activeRun{replies: newReplyQueue(ctx.Done())}
+		})
+		if err != nil {
+			return err
 		}
-		ctx, cancel := context.WithCancelCause(context.Background())
-		ar := &activeRun{id: f.RunID, cancel: cancel, replies: newReplyQueue(ctx.Done())}
-		s.cur = ar
-		s.mu.Unlock()
 		// Tell the host the run reached this worker before anything of the
 		// step runs: a worker that dies before this frame is out never
 		// started the step, and the host may give the run to another.
@@ -179,16 +191,12 @@ func (s *server) handle(f *ipc.Frame) error {
 		s.wg.Add(1) // Done when the run's terminal frame is handed to the writer.
 		go s.execute(ctx, ar, f.Execute)
 	case ipc.FrameModules:
-		s.mu.Lock()
-		if s.cur != nil {
-			id := s.cur.id
-			s.mu.Unlock()
-			return fmt.Errorf("modules for run %d while run %d is in progress", f.RunID, id)
+		ctx, ar, err := s.begin(f, func(ctx context.Context) *activeRun {
+			return &activeRun{calls: make(chan ipc.ModuleCall, jsrt.MaxModuleCalls), ended: ctx.Done()}
+		})
+		if err != nil {
+			return err
 		}
-		ctx, cancel := context.WithCancelCause(context.Background())
-		ar := &activeRun{id: f.RunID, cancel: cancel, calls: make(chan ipc.ModuleCall, jsrt.MaxModuleCalls), ended: ctx.Done()}
-		s.cur = ar
-		s.mu.Unlock()
 		s.wg.Add(1) // Done when the session's terminal frame is handed to the writer.
 		go s.modules(ctx, ar, f.Modules)
 	case ipc.FrameCall:
