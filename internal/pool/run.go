@@ -380,9 +380,8 @@ func (a *account) terminal(ev *ipc.Event, start time.Time) (*ipc.Event, error) {
 		if len(r.Value) > a.lim.MaxResultBytes {
 			return nil, fmt.Errorf("sent a result of %d bytes, more than maxResultBytes=%d", len(r.Value), a.lim.MaxResultBytes)
 		}
-		if err := ipc.CheckJSONDepth(r.Value, ipc.MaxJSONDepth); err != nil {
-			return nil, fmt.Errorf("sent a result %w", err)
-		}
+		// Its nesting was checked with the frame: ipc.DecodeFrame checks
+		// every payload against MaxJSONDepth.
 		st = &r.Stats
 	} else {
 		st = &ev.Error.Stats
