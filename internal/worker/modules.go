@@ -55,11 +55,7 @@ loop:
 	if err != nil {
 		panic(fmt.Sprintf("worker: encode the end of a module session: %v", err))
 	}
-	s.mu.Lock()
-	s.cur = nil
-	s.mu.Unlock()
-	ar.cancel(nil)
-	s.send(b)
+	s.end(ar, b)
 }
 
 // sendReturn sends the outcome of a module call. One too large for a frame

@@ -284,13 +284,18 @@ func (s *server) execute(ctx context.Context, ar *activeRun, x *ipc.Execute) {
 			panic(fmt.Sprintf("worker: encode a failure: %v", err))
 		}
 	}
-	// Idle before the host can hear of it, so that the next execute,
-	// which may follow the terminal at once, finds the worker free.
+	s.end(ar, b)
+}
+
+// end makes the worker idle and sends the run's terminal frame. Idle
+// before the host can hear of it, so that the next execute, which may
+// follow the terminal at once, finds the worker free.
+func (s *server) end(ar *activeRun, terminal []byte) {
 	s.mu.Lock()
 	s.cur = nil
 	s.mu.Unlock()
 	ar.cancel(nil)
-	s.send(b)
+	s.send(terminal)
 }
 
 // send hands an encoded frame to the writer. It reports false if the
