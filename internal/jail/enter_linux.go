@@ -503,6 +503,16 @@ const secureBits = 1<<0 | 1<<1 | // SECBIT_NOROOT, _LOCKED
 func dropAndExec(cfg ChildConfig) error {
 	runtime.LockOSThread() // never unlocked: the thread execs or the process exits
 
+	// The parent-death signal belongs to a thread: Go's fork set it on the
+	// thread that became this process's main thread, and exec keeps only
+	// the signal of the thread that calls it, which need not be that one
+	// (the runtime may have moved this goroutine). Set it here too. Race
+	// free: had the parent died before this, the main thread's signal
+	// would already have killed the process.
+	if err := unix.Prctl(unix.PR_SET_PDEATHSIG, uintptr(unix.SIGKILL), 0, 0, 0); err != nil {
+		return refused(LayerCaps, os.NewSyscallError("prctl(PR_SET_PDEATHSIG)", err))
+	}
+
 	for c := 0; c < 64; c++ {
 		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
 			if err == unix.EINVAL { // beyond CAP_LAST_CAP

@@ -592,11 +592,11 @@ func TestPdeathsig(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cmd.Wait()
-	// Under the race detector on a loaded machine the worker once took more
-	// than the 5 s this test used to allow to disappear (the cause is not
-	// established: a pid namespace's init is gone only once its namespace is
-	// reaped). A worker that ignored the signal would still be running at
-	// the deadline; the failure shows the state it was in.
+	// The parent-death signal is a thread's: this test once failed about
+	// one time in three under the race detector, whose scheduling moved the
+	// jail's exec to a thread without it (dropAndExec now sets it on the
+	// thread that execs). A worker without it runs on; the failure shows
+	// the state it was in.
 	deadline := time.Now().Add(30 * time.Second)
 	for alive(pid) {
 		if time.Now().After(deadline) {
