@@ -58,7 +58,7 @@ func newPythonPool(c PythonConfig, size int) *pythonPool {
 // the runs in flight, so at most PoolSize runtimes exist.
 func (p *pythonPool) get() (*pyrt.Runtime, error) {
 	if p.off {
-		return nil, fmt.Errorf("Python is disabled in this engine's configuration: %w", errors.ErrUnsupported)
+		return nil, fmt.Errorf("disabled in this engine's configuration: %w", errors.ErrUnsupported)
 	}
 	select {
 	case rt := <-p.free:

@@ -11,7 +11,6 @@ import (
 // Limits of the resource rows: small, so that each ends fast.
 var (
 	mem4      = sandbox.Limits{MemoryMB: 4}
-	mem8      = sandbox.Limits{MemoryMB: 8}
 	mem16     = sandbox.Limits{MemoryMB: 16}
 	cpu100    = sandbox.Limits{CPUMs: 100}
 	cpu200mem = sandbox.Limits{CPUMs: 200, MemoryMB: 32}

@@ -345,7 +345,7 @@ func newBackendOn(t testing.TB, addr string, pki *testPKI) *backend {
 	if addr != "127.0.0.1:0" {
 		l, err := net.Listen("tcp", addr)
 		if err != nil {
-			t.Skipf("cannot listen on %s: %v", addr, err)
+			t.Fatalf("cannot listen on %s: %v", addr, err)
 		}
 		b.srv.Listener.Close()
 		b.srv.Listener = l

@@ -169,7 +169,7 @@ func (f *Frame) Check() error {
 		want.run, want.ret = true, true
 	default:
 		if len(f.Type) > 32 {
-			return fmt.Errorf("%w: unknown frame type %.32q...", ErrFrameInvalid, f.Type)
+			return fmt.Errorf("%w: unknown frame type %.32q (cut)", ErrFrameInvalid, f.Type)
 		}
 		return fmt.Errorf("%w: unknown frame type %q", ErrFrameInvalid, f.Type)
 	}
@@ -244,7 +244,7 @@ func CheckEvent(ev *Event) error {
 		want.failure = true
 	default:
 		if len(ev.Kind) > 32 {
-			return fmt.Errorf("unknown event kind %.32q...", ev.Kind)
+			return fmt.Errorf("unknown event kind %.32q (cut)", ev.Kind)
 		}
 		return fmt.Errorf("unknown event kind %q", ev.Kind)
 	}

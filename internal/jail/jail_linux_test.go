@@ -24,20 +24,16 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/stepbox/stepbox/internal/jail"
+	"github.com/stepbox/stepbox/internal/testenv"
 )
 
 // requireJail skips when the kernel refuses the jail, unless the jail is
-// required: as root (CI) or with STEPBOX_REQUIRE_JAIL=1 (STEPBOX_REQUIRE_JAIL=0
-// turns the requirement off).
+// required (testenv.RequireJail: as root, as CI runs).
 func requireJail(t *testing.T) jail.Capabilities {
 	t.Helper()
 	caps := jail.Probe()
 	if err := caps.Err(); err != nil {
-		required := os.Geteuid() == 0
-		if v := os.Getenv("STEPBOX_REQUIRE_JAIL"); v != "" {
-			required = v == "1"
-		}
-		if required {
+		if testenv.RequireJail() {
 			t.Fatalf("the jail is unavailable: %v", err)
 		}
 		t.Skipf("the jail is unavailable here: %v", err)
@@ -234,7 +230,7 @@ func TestJailReadOnlyBinds(t *testing.T) {
 	// host uid is nobody (root host) or the test's own user.
 	base, err := os.MkdirTemp("/var/tmp", "stepbox-jail-test-")
 	if err != nil {
-		t.Skipf("no /var/tmp: %v", err)
+		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(base) })
 	dir := filepath.Join(base, "data")
@@ -760,7 +756,7 @@ func TestStartedTwice(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Error(err)
 	}
-	if h.Cleanup() != nil || h.Cleanup() != nil {
+	if first, second := h.Cleanup(), h.Cleanup(); first != nil || second != nil {
 		t.Errorf("Cleanup is not idempotent")
 	}
 }

@@ -745,7 +745,7 @@ func TestHammer(t *testing.T) {
 func openFDs(t testing.TB) int {
 	ents, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
-		t.Skip("no /proc")
+		t.Fatal(err)
 	}
 	return len(ents)
 }
@@ -755,7 +755,7 @@ func openFDs(t testing.TB) int {
 func children(t testing.TB) []string {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		t.Skip("no /proc")
+		t.Fatal(err)
 	}
 	me := strconv.Itoa(os.Getpid())
 	var out []string

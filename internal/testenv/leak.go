@@ -1,5 +1,7 @@
 // Package testenv holds what test binaries share: the goroutine-leak check
-// every TestMain runs.
+// every TestMain runs, time budgets that follow the machine (Scale,
+// Unreachable limits, WaitFor) and whether the jail must be there
+// (RequireJail).
 package testenv
 
 import (
