@@ -495,7 +495,6 @@ func TestWalkRowsStops(t *testing.T) {
 func TestLoadRowsInRuns(t *testing.T) {
 	rt := newRT(t)
 	lim := testLimits
-	lim.CPUMs, lim.WallMs = testenv.Scale(lim.CPUMs), testenv.Scale(lim.WallMs)
 	run := func(code string) *ipc.Event {
 		return runJob(t, rt, Job{Limits: lim, Modules: []string{ModuleDuckDB}, Code: "const db = await duckdb.open();\n" + code})
 	}
@@ -552,7 +551,7 @@ await db.load("t", [{s}, {s}, {s}, {s}])`})
 	})
 	t.Run("the rows of a stopped run", func(t *testing.T) {
 		lim := testLimits
-		lim.WallMs = testenv.Scale(300)
+		lim.WallMs = 300 // crossed on purpose: the loop never ends
 		ev := runJob(t, rt, Job{Limits: lim, Modules: []string{ModuleDuckDB}, Code: `
 const db = await duckdb.open();
 const rows = Array.from({length: 5000}, (_, i) => ({i, s: "x" + i, n: {k: [i, i]}}));
@@ -570,7 +569,6 @@ func TestBuildKeepsCollecting(t *testing.T) {
 	rt := newRT(t)
 	lim := testLimits
 	lim.MemoryMB = 16
-	lim.CPUMs, lim.WallMs = testenv.Scale(5000), testenv.Scale(10000)
 	ev := runJob(t, rt, Job{Limits: lim, Modules: []string{ModuleDuckDB}, Code: `
 const db = await duckdb.open();
 let n = 0;

@@ -12,8 +12,10 @@ import (
 	"github.com/stepbox/stepbox/internal/testenv"
 )
 
+// testLimits are the limits of steps that do not mean to cross a time
+// limit: no machine reaches these.
 var testLimits = ipc.Limits{
-	MemoryMB: 64, CPUMs: 2000, WallMs: 3000, MaxCodeBytes: 1 << 20, MaxResultBytes: 1 << 20,
+	MemoryMB: 64, CPUMs: testenv.UnreachableCPUMs, WallMs: testenv.UnreachableWallMs, MaxCodeBytes: 1 << 20, MaxResultBytes: 1 << 20,
 	MaxDataRequests: 10, MaxDataBytes: 1 << 20, MaxStatusEvents: 10, MaxConsoleEvents: 10,
 	MaxConsoleBytes: 4096, MaxFetchRequests: 1, MaxFetchBytes: 1 << 20,
 }
@@ -78,11 +80,9 @@ func TestBasics(t *testing.T) {
 		{name: "awaitloop", code: "while (true) { await null }", code2: "TIMEOUT"},
 		{name: "deep", code: "let a = []; for (let i = 0; i < 100000; i++) a = [a]; return a", code2: "RUNTIME"},
 	}
-	lim := testLimits
-	lim.CPUMs, lim.WallMs = testenv.Scale(1000), testenv.Scale(2000)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			l := lim
+			l := testLimits
 			if tc.code2 == "TIMEOUT" {
 				l.CPUMs, l.WallMs = 200, 400 // crossed on purpose: no need to wait long
 			}
