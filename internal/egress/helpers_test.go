@@ -25,6 +25,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stepbox/stepbox/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -42,7 +44,7 @@ func TestMain(m *testing.M) {
 // every Run must close its pool (net/http's own leak check, in small).
 func checkNoLeakedGoroutines() error {
 	var leaked []string
-	for range 50 {
+	for deadline := time.Now().Add(testenv.ScaleDuration(5 * time.Second)); ; {
 		leaked = leaked[:0]
 		buf := make([]byte, 1<<20)
 		buf = buf[:runtime.Stack(buf, true)]
@@ -55,7 +57,10 @@ func checkNoLeakedGoroutines() error {
 		if len(leaked) == 0 {
 			return nil
 		}
-		time.Sleep(100 * time.Millisecond)
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	return fmt.Errorf("leaked goroutines:\n%s", strings.Join(leaked, "\n\n"))
 }
@@ -413,13 +418,7 @@ func newEnv(t testing.TB, cfg Config, res *fakeResolver) *env {
 	// the backends only after this check: every connection a run opened
 	// must be closed by its Run.Close, not by the server going away.
 	t.Cleanup(func() {
-		deadline := time.Now().Add(2 * time.Second)
-		for e.dialer.openConns() > 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if n := e.dialer.openConns(); n > 0 {
-			t.Errorf("%d connections still open after Run.Close", n)
-		}
+		testenv.WaitFor(t, "every connection closed after Run.Close", func() bool { return e.dialer.openConns() == 0 })
 	})
 	return e
 }

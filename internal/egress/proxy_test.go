@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stepbox/stepbox/internal/testenv"
 )
 
 // policyFor allows hosts on b's port, over http and https, and lets tests
@@ -597,7 +599,7 @@ func TestTimeout(t *testing.T) {
 			if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrTimeout) {
 				t.Errorf("errors.Is(DeadlineExceeded / ErrTimeout) false for %v", err)
 			}
-			if d := time.Since(start); d > 5*time.Second {
+			if d := time.Since(start); d > testenv.ScaleDuration(5*time.Second) {
 				t.Errorf("took %v", d)
 			}
 			if r := e.audit.records(); len(r) != 1 || r[0].Kind != KindTimeout || r[0].Decision != DecisionAllow {
@@ -811,9 +813,7 @@ func TestRunClose(t *testing.T) {
 		_, err := run.Fetch(context.Background(), Request{URL: b.url("api.test", "/slow")})
 		errc <- err
 	}()
-	for len(b.requests()) == 0 {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testenv.WaitFor(t, "the request at the backend", func() bool { return len(b.requests()) > 0 })
 	run.Close()
 	err := <-errc
 	expectError(t, err, KindCanceled, "the run ended")
