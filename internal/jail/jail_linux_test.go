@@ -87,7 +87,7 @@ func (j jailed) signaled() syscall.Signal {
 // runJailed runs the test binary jailed by cfg and has it perform action.
 func runJailed(t *testing.T, cfg jail.Config, action string, env ...string) jailed {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(20*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/proc/self/exe")
 	cmd.Args = []string{"jail.test"}
@@ -458,7 +458,7 @@ func TestJailDescriptors(t *testing.T) {
 	unix.Close(null)
 	defer unix.Close(leaked)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(20*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/proc/self/exe")
 	cmd.Env = childEnv(envAction+"=fds", envArg+"=3,4,"+strconv.Itoa(leaked))
@@ -794,7 +794,7 @@ func TestUnprivileged(t *testing.T) {
 		t.Fatal(err)
 	}
 	wd, _ := os.Getwd()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(60*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "-test.run=^Test(Probe|Jail|Pdeathsig|UnsupportedLayer|EnterFailsClosed|PrepareRejects|StartedTwice)", "-test.count=1", "-test.v")
 	cmd.Dir = wd
