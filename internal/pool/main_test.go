@@ -39,7 +39,7 @@ func TestMain(m *testing.M) {
 // faultRunner runs steps with a jsrt.Runtime, except a step whose first
 // line is "//fault:NAME", which makes the worker misbehave as named:
 //
-//	hang            never answer, ignore abort
+//	hang            report a status event, then never answer, ignore abort
 //	exit            os.Exit(3) mid-run
 //	segv            crash on a nil pointer dereference (SIGSEGV, exit status 2)
 //	garbage         write bytes that are not a frame
@@ -52,7 +52,10 @@ func TestMain(m *testing.M) {
 //	deepresult      return a result nested deeper than ipc.MaxJSONDepth
 //	fetch           report a fetch (audit) event, which only the host makes
 //	fetch-flood     report more fetch requests than maxFetchRequests
-//	idle-junk       return 1, then write a frame while idle
+//	idle-junk       end run 1 with the result 1 by writing its terminal
+//	                frame itself, followed in the same write by a frame
+//	                sent while idle (the pool must be fresh: the run is its
+//	                run 1)
 type faultRunner struct{ rt *jsrt.Runtime }
 
 func newFaultRunner(c jsrt.Config) (worker.Runner, error) {
@@ -76,6 +79,8 @@ func (f *faultRunner) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
 	}
 	switch name {
 	case "hang":
+		// The status tells the test that the step is running.
+		_ = job.Host.Emit(ctx, &ipc.Event{Kind: ipc.KindStatus, Status: json.RawMessage(`"hanging"`)})
 		time.Sleep(time.Hour)
 	case "exit":
 		os.Exit(3)
@@ -125,11 +130,13 @@ func (f *faultRunner) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
 		}
 		return ok1("1")
 	case "idle-junk":
-		go func() {
-			time.Sleep(100 * time.Millisecond)
-			rawFrame(`{"type":"event","runId":1,"event":{"kind":"status","status":1}}`)
-		}()
-		return ok1("1")
+		// One write, so the junk follows the terminal frame in the pipe
+		// whatever the scheduling: the host reads it once the worker is
+		// idle. The worker's own loop never ends the run; the host kills
+		// the worker first.
+		rawWrite(append(frameBytes(`{"type":"terminal","runId":1,"event":{"kind":"result","result":{"value":1,"stats":{}}}}`),
+			frameBytes(`{"type":"event","runId":1,"event":{"kind":"status","status":1}}`)...))
+		time.Sleep(time.Hour)
 	}
 	return &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeValidation, Message: "unknown fault " + name}}
 }
@@ -175,8 +182,12 @@ func rawWrite(b []byte) {
 
 // rawFrame writes a frame whose header is the JSON text header, with no
 // payload (see ipc.EncodeFrame).
-func rawFrame(header string) {
+func rawFrame(header string) { rawWrite(frameBytes(header)) }
+
+// frameBytes encodes a frame whose header is the JSON text header, with no
+// payload.
+func frameBytes(header string) []byte {
 	b := binary.BigEndian.AppendUint32(nil, uint32(4+len(header)))
 	b = binary.BigEndian.AppendUint32(b, uint32(len(header)))
-	rawWrite(append(b, header...))
+	return append(b, header...)
 }

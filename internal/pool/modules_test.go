@@ -2,13 +2,36 @@ package pool_test
 
 import (
 	"context"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/pool"
+	"github.com/stepbox/stepbox/internal/testenv"
 )
+
+// farDeadline is a module session deadline no test reaches.
+func farDeadline() time.Time {
+	return time.Now().Add(testenv.UnreachableWallMs * time.Millisecond)
+}
+
+// cpuTime returns the CPU time process pid has used, all threads.
+func cpuTime(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pid (comm) state ppid ...: utime and stime are fields 14 and 15,
+	// in clock ticks of 1/100 s.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
 
 // call makes one module call and waits for its reply.
 func call(t *testing.T, m *pool.Modules, c ipc.ModuleCall) ipc.ModuleReply {
@@ -20,7 +43,7 @@ func call(t *testing.T, m *pool.Modules, c ipc.ModuleCall) ipc.ModuleReply {
 			t.Fatalf("reply %+v to call %d", r, c.ID)
 		}
 		return r
-	case <-time.After(60 * time.Second):
+	case <-time.After(testenv.ScaleDuration(15 * time.Second)):
 		t.Fatalf("no reply to %+v", c)
 	}
 	panic("unreachable")
@@ -39,7 +62,7 @@ func expectFailure(t *testing.T, r ipc.ModuleReply, code ipc.Code, limit, msg st
 func TestModules(t *testing.T) {
 	p := newPool(t, pool.Config{Size: 1})
 	ctx := context.Background()
-	m := p.OpenModules(ctx, testLimits, []string{"duckdb", "glpk"}, time.Now().Add(time.Minute))
+	m := p.OpenModules(ctx, testLimits, []string{"duckdb", "glpk"}, farDeadline())
 	for _, c := range []struct {
 		call ipc.ModuleCall
 		want string
@@ -67,7 +90,7 @@ func TestModules(t *testing.T) {
 		t.Fatalf("the worker was not released: %+v", hl)
 	}
 	// The next lease starts afresh, and so does a step.
-	m = p.OpenModules(ctx, testLimits, []string{"duckdb"}, time.Now().Add(time.Minute))
+	m = p.OpenModules(ctx, testLimits, []string{"duckdb"}, farDeadline())
 	call(t, m, ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen})
 	if r := call(t, m, ipc.ModuleCall{ID: 2, Op: ipc.OpDuckDBQuery, Handle: 1, SQL: "SELECT * FROM t"}); r.Error == "" {
 		t.Fatalf("the last run's table is still there: %+v", r)
@@ -88,20 +111,24 @@ func TestModulesDeadline(t *testing.T) {
 	start := time.Now()
 	r := call(t, m, ipc.ModuleCall{ID: 2, Op: ipc.OpDuckDBQuery, Handle: 1, SQL: "SELECT count(*) FROM range(1000000000) a, range(1000000) b"})
 	expectFailure(t, r, ipc.CodeTimeout, ipc.LimitWall, "wall-clock")
-	if took := time.Since(start); took > 5*time.Second {
+	if took := time.Since(start); took > testenv.ScaleDuration(5*time.Second) {
 		t.Errorf("took %v", took)
 	}
 	m.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())
-	m = p.OpenModules(ctx, testLimits, []string{"duckdb"}, time.Now().Add(time.Minute))
+	m = p.OpenModules(ctx, testLimits, []string{"duckdb"}, farDeadline())
 	call(t, m, ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen})
+	pid := p.Health().Workers[0].PID
+	before := cpuTime(t, pid)
 	m.Call(ipc.ModuleCall{ID: 2, Op: ipc.OpDuckDBQuery, Handle: 1, SQL: "SELECT count(*) FROM range(1000000000) a, range(1000000) b"})
-	time.Sleep(50 * time.Millisecond)
+	// An idle worker uses next to no CPU: 300 ms of it
+	// is DuckDB at work on the query.
+	testenv.WaitFor(t, "the query to be running", func() bool { return cpuTime(t, pid)-before >= 300*time.Millisecond })
 	cancel()
 	start = time.Now()
 	m.Close()
-	if took := time.Since(start); took > 5*time.Second {
+	if took := time.Since(start); took > testenv.ScaleDuration(5*time.Second) {
 		t.Errorf("Close took %v", took)
 	}
 	if hl := p.Health(); hl.Restarts != 0 || hl.Busy != 0 {
@@ -122,7 +149,7 @@ func TestModulesViolations(t *testing.T) {
 	} {
 		t.Run(c.fault, func(t *testing.T) {
 			p := newPool(t, pool.Config{Size: 1})
-			m := p.OpenModules(context.Background(), testLimits, []string{"fault:" + c.fault}, time.Now().Add(time.Minute))
+			m := p.OpenModules(context.Background(), testLimits, []string{"fault:" + c.fault}, farDeadline())
 			defer m.Close()
 			expectFailure(t, call(t, m, ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen}), ipc.CodeCrashed, "", c.why)
 			// Later calls fail too, at once.
@@ -145,21 +172,16 @@ func TestModulesHang(t *testing.T) {
 	ready(t, p)
 
 	p2 := newPool(t, pool.Config{Size: 1, Grace: 200 * time.Millisecond})
-	m = p2.OpenModules(context.Background(), testLimits, []string{"fault:session-hang"}, time.Now().Add(time.Minute))
+	m = p2.OpenModules(context.Background(), testLimits, []string{"fault:session-hang"}, farDeadline())
 	m.Call(ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen})
-	time.Sleep(50 * time.Millisecond)
+	// Once the session holds the worker, Close has a session to end.
+	testenv.WaitFor(t, "the session to lease the worker", func() bool { return p2.Health().Busy == 1 })
 	start = time.Now()
 	m.Close()
-	if took := time.Since(start); took < 150*time.Millisecond || took > 5*time.Second {
+	if took := time.Since(start); took < 150*time.Millisecond || took > testenv.ScaleDuration(5*time.Second) {
 		t.Errorf("Close took %v, want about Grace", took)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for p2.Health().Restarts == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the worker was not replaced: %+v", p2.Health())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.WaitFor(t, "the worker to be replaced", func() bool { return p2.Health().Restarts > 0 })
 	ready(t, p2)
 	expectResult(t, runStep(p2, context.Background(), "return 3", testLimits, nil), "3")
 }
@@ -169,7 +191,7 @@ func TestModulesClosedPool(t *testing.T) {
 	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	m := p.OpenModules(context.Background(), testLimits, []string{"duckdb"}, time.Now().Add(time.Minute))
+	m := p.OpenModules(context.Background(), testLimits, []string{"duckdb"}, farDeadline())
 	defer m.Close()
 	expectFailure(t, call(t, m, ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen}), ipc.CodeUnavailable, "", "closed")
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,10 +22,13 @@ import (
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jsrt"
 	"github.com/stepbox/stepbox/internal/pool"
+	"github.com/stepbox/stepbox/internal/testenv"
 )
 
+// testLimits has time limits no run reaches: a test that crosses one sets
+// it, for a step that never ends by itself.
 var testLimits = ipc.Limits{
-	MemoryMB: 64, CPUMs: 10000, WallMs: 20000, MaxCodeBytes: 1 << 20, MaxResultBytes: 1 << 20,
+	MemoryMB: 64, CPUMs: testenv.UnreachableCPUMs, WallMs: testenv.UnreachableWallMs, MaxCodeBytes: 1 << 20, MaxResultBytes: 1 << 20,
 	MaxDataRequests: 10, MaxDataBytes: 1 << 20, MaxStatusEvents: 10, MaxConsoleEvents: 10,
 	MaxConsoleBytes: 4096, MaxFetchRequests: 1, MaxFetchBytes: 1 << 20,
 }
@@ -80,7 +84,7 @@ func newPool(t testing.TB, cfg pool.Config) *pool.Pool {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(10*time.Second))
 		defer cancel()
 		if err := p.Close(ctx); err != nil {
 			t.Errorf("Close: %v", err)
@@ -92,7 +96,7 @@ func newPool(t testing.TB, cfg pool.Config) *pool.Pool {
 
 func ready(t testing.TB, p *pool.Pool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(15*time.Second))
 	defer cancel()
 	if err := p.Ready(ctx); err != nil {
 		t.Fatalf("Ready: %v (%+v)", err, p.Health())
@@ -326,6 +330,9 @@ func TestKilledMidRun(t *testing.T) {
 		t.Fatalf("message %q does not name the signal", f.Message)
 	}
 	expectResult(t, <-other, `"b"`)
+	// Ready alone could return before the slot lets go of the dead
+	// worker; the replacement is counted when it takes the slot.
+	testenv.WaitFor(t, "the killed worker's replacement", func() bool { return p.Health().Restarts >= 1 })
 	ready(t, p)
 	if hl := p.Health(); hl.Up != 2 || hl.Restarts < 1 {
 		t.Fatalf("health after the kill %+v", hl)
@@ -403,13 +410,7 @@ func TestProtocolViolations(t *testing.T) {
 func TestIdleViolation(t *testing.T) {
 	p := newPool(t, pool.Config{Size: 1})
 	expectResult(t, runStep(p, context.Background(), "//fault:idle-junk", testLimits, nil), "1")
-	deadline := time.Now().Add(60 * time.Second)
-	for p.Health().Restarts == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the worker was not replaced: %+v", p.Health())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.WaitFor(t, "the worker to be replaced", func() bool { return p.Health().Restarts > 0 })
 	ready(t, p)
 	expectResult(t, runStep(p, context.Background(), "return 5", testLimits, nil), "5")
 }
@@ -440,9 +441,22 @@ func TestAbort(t *testing.T) {
 		expectError(t, runStep(p, ctx, "return 1", testLimits, nil), ipc.CodeAborted, "")
 	})
 	t.Run("ignored", func(t *testing.T) {
+		// The worker reports a status, then ignores the abort: the pool
+		// kills it Grace after the abort.
+		h := newRecorder()
 		ctx, cancel := context.WithCancel(context.Background())
-		go func() { time.Sleep(100 * time.Millisecond); cancel() }()
-		expectError(t, runStep(p, ctx, "//fault:hang", testLimits, nil), ipc.CodeAborted, "")
+		defer cancel()
+		go func() {
+			select {
+			case <-h.first:
+			case <-ctx.Done():
+			}
+			cancel()
+		}()
+		expectError(t, runStep(p, ctx, "//fault:hang", testLimits, h), ipc.CodeAborted, "")
+		if len(h.list()) == 0 {
+			t.Fatal("the run ended before it started")
+		}
 	})
 	expectResult(t, runStep(p, context.Background(), "return 'after'", testLimits, nil), `"after"`)
 }
@@ -464,11 +478,14 @@ func (failingHost) Emit(ctx context.Context, ev *ipc.Event) error { return error
 // back; the run still ends at its wall limit, as in-process.
 func TestHostBackpressure(t *testing.T) {
 	p := newPool(t, pool.Config{Size: 1})
-	lim := limits(func(l *ipc.Limits) { l.WallMs = 300; l.MaxConsoleEvents = 1 << 20; l.MaxConsoleBytes = 1 << 30 })
+	chatty := limits(func(l *ipc.Limits) { l.MaxConsoleEvents = 1 << 20; l.MaxConsoleBytes = 1 << 30 })
+	lim := chatty
+	lim.WallMs = 300
 	code := `for (let i = 0; ; i++) console.log("x".repeat(100))`
 	ev := p.Run(context.Background(), jsrt.Job{Code: code, Limits: lim, Host: blockingHost{}})
 	expectError(t, ev, ipc.CodeTimeout, ipc.LimitWall)
-	ev = p.Run(context.Background(), jsrt.Job{Code: code, Limits: lim, Host: failingHost{}})
+	// No wall limit to race: the first event ends the run.
+	ev = p.Run(context.Background(), jsrt.Job{Code: code, Limits: chatty, Host: failingHost{}})
 	f := expectError(t, ev, ipc.CodeAborted, "")
 	if f.Message != "the host stopped taking events: consumer gone" {
 		t.Fatalf("message %q", f.Message)
@@ -539,22 +556,19 @@ func TestCrashLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for p.Health().Failing == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("never reported failing: %+v", p.Health())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.WaitFor(t, "the slot to be reported failing", func() bool { return p.Health().Failing > 0 })
 	h := p.Health()
 	if h.Up != 0 || h.Restarts < 2 || !strings.Contains(h.LastError, "exited before its hello") || !strings.Contains(h.LastError, "exit status 3") {
 		t.Fatalf("health %+v", h)
 	}
-	// No spinning: with at least 200 ms between starts from here on, a
-	// second brings at most a handful more.
-	time.Sleep(time.Second)
-	if later := p.Health().Restarts; later-h.Restarts > 4 {
-		t.Fatalf("%d restarts in a second of backoff", later-h.Restarts)
+	// No spinning: the slot has failed at least 3 times, so after the
+	// start that may be under way now each retry waits at least 400 ms,
+	// then 800 ms: three more starts take 1.2 s at the very least, on a
+	// machine of any speed.
+	start := time.Now()
+	testenv.WaitFor(t, "three more starts", func() bool { return p.Health().Restarts >= h.Restarts+3 })
+	if took := time.Since(start); took < 1200*time.Millisecond {
+		t.Fatalf("three restarts in %v of backoff", took)
 	}
 	ev := runStep(p, context.Background(), "return 1", testLimits, nil)
 	f := expectError(t, ev, ipc.CodeUnavailable, "")
@@ -629,7 +643,8 @@ func TestClose(t *testing.T) {
 // TestPing: idle workers answer pings and stay.
 func TestPing(t *testing.T) {
 	p := newPool(t, pool.Config{Size: 1, PingInterval: 20 * time.Millisecond})
-	time.Sleep(500 * time.Millisecond)
+	// A worker replaced for a missed ping would start counting again.
+	testenv.WaitFor(t, "ten pings answered", func() bool { return pool.LastPong(p) >= 10 })
 	if h := p.Health(); h.Restarts != 0 || h.Up != 1 {
 		t.Fatalf("health %+v", h)
 	}
@@ -645,7 +660,7 @@ func TestHammer(t *testing.T) {
 		n = 100
 	}
 	baseG, baseFD, baseKids := runtime.NumGoroutine(), openFDs(t), children(t)
-	p, err := pool.New(pool.Config{Size: 2, Grace: 5 * time.Second, Command: testCommand()})
+	p, err := pool.New(pool.Config{Size: 2, Grace: testenv.ScaleDuration(2 * time.Second), Command: testCommand()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -722,24 +737,25 @@ func TestHammer(t *testing.T) {
 	}
 	wg.Wait()
 	t.Logf("runs: %v; health %+v", counts, p.Health())
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(10*time.Second))
 	defer cancel()
 	if err := p.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
 	expectChildren(t, baseKids)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		g, fds := runtime.NumGoroutine(), openFDs(t)
-		if g <= baseG && fds <= baseFD {
-			break
-		}
-		if time.Now().After(deadline) {
+	var g, fds int
+	settled := false
+	defer func() {
+		if !settled {
 			buf := make([]byte, 1<<20)
-			t.Fatalf("goroutines %d (baseline %d), descriptors %d (baseline %d)\n%s", g, baseG, fds, baseFD, buf[:runtime.Stack(buf, true)])
+			t.Logf("goroutines %d (baseline %d), descriptors %d (baseline %d)\n%s", g, baseG, fds, baseFD, buf[:runtime.Stack(buf, true)])
 		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	}()
+	testenv.WaitFor(t, "goroutines and descriptors back to their baseline", func() bool {
+		g, fds = runtime.NumGoroutine(), openFDs(t)
+		settled = g <= baseG && fds <= baseFD
+		return settled
+	})
 }
 
 func openFDs(t testing.TB) int {
@@ -783,27 +799,21 @@ func children(t testing.TB) []string {
 // expectChildren waits until this process's children are those in base.
 func expectChildren(t testing.TB, base []string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		kids := children(t)
-		extra := []string{}
-		for _, k := range kids {
-			found := false
-			for _, b := range base {
-				found = found || b == k
-			}
-			if !found {
+	var extra []string
+	defer func() {
+		if len(extra) > 0 {
+			t.Logf("child processes left behind (pid state): %v", extra)
+		}
+	}()
+	testenv.WaitFor(t, "the child processes to be gone", func() bool {
+		extra = extra[:0]
+		for _, k := range children(t) {
+			if !slices.Contains(base, k) {
 				extra = append(extra, k)
 			}
 		}
-		if len(extra) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("child processes left behind (pid state): %v", extra)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(extra) == 0
+	})
 }
 
 // TestIdleWorkerKilled: a run handed a worker that was killed while idle,

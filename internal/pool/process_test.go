@@ -16,6 +16,7 @@ import (
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jsrt"
 	"github.com/stepbox/stepbox/internal/pool"
+	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/internal/worker"
 )
 
@@ -154,9 +155,13 @@ func TestPrepare(t *testing.T) {
 // TestPingKillsStoppedWorker: an idle worker that stops answering pings
 // (here: SIGSTOPped) is killed and replaced.
 func TestPingKillsStoppedWorker(t *testing.T) {
-	p := newPool(t, pool.Config{Size: 1, PingInterval: 50 * time.Millisecond, Grace: 300 * time.Millisecond})
-	// Healthy workers answer and stay.
-	time.Sleep(300 * time.Millisecond)
+	// Grace is how long a ping may go unanswered: a second is ample for a
+	// healthy worker however loaded the machine, and short enough for the
+	// stopped one.
+	p := newPool(t, pool.Config{Size: 1, PingInterval: 50 * time.Millisecond, Grace: time.Second})
+	// Healthy workers answer and stay: a replacement would count again
+	// from zero.
+	testenv.WaitFor(t, "five pings answered", func() bool { return pool.LastPong(p) >= 5 })
 	if h := p.Health(); h.Restarts != 0 {
 		t.Fatalf("a healthy worker was replaced: %+v", h)
 	}
@@ -164,13 +169,7 @@ func TestPingKillsStoppedWorker(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for p.Health().Restarts == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the stopped worker was not replaced: %+v", p.Health())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testenv.WaitFor(t, "the stopped worker to be replaced", func() bool { return p.Health().Restarts > 0 })
 	ready(t, p)
 	expectResult(t, runStep(p, context.Background(), "return 1", testLimits, nil), "1")
 }
