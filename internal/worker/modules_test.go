@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/testenv"
 )
 
 // TestWorkerModules holds a module session: calls are answered by return
@@ -13,7 +14,7 @@ import (
 // null result, and the worker then runs a step.
 func TestWorkerModules(t *testing.T) {
 	h := startWorker(t, &ipc.Hello{Protocol: ipc.ProtocolVersion, Warm: -1})
-	h.send(&ipc.Frame{Type: ipc.FrameModules, RunID: 1, Modules: &ipc.ModuleSession{Limits: testLimits, Modules: []string{"duckdb"}, DeadlineMs: 60_000}})
+	h.send(&ipc.Frame{Type: ipc.FrameModules, RunID: 1, Modules: &ipc.ModuleSession{Limits: testLimits, Modules: []string{"duckdb"}, DeadlineMs: testenv.UnreachableWallMs}})
 	for _, c := range []ipc.ModuleCall{
 		{ID: 1, Op: ipc.OpDuckDBOpen},
 		{ID: 2, Op: ipc.OpDuckDBQuery, Handle: 1, SQL: "SELECT ? + 1 AS x", Params: json.RawMessage(`[41]`)},
@@ -48,8 +49,10 @@ func TestWorkerModules(t *testing.T) {
 	if _, term := h.until(2); term.Result == nil || string(term.Result.Value) != "2" {
 		t.Fatalf("terminal %+v", term)
 	}
-	// A call to a step is the host's bug: the worker exits.
-	h.execute(3, "await new Promise(r => setTimeout(r, 5000))", testLimits)
+	// A call to a step is the host's bug: the worker exits. (The step
+	// waits for a timer that the test's -timeout outlasts: it is still
+	// running when the call comes, on a machine of any speed.)
+	h.execute(3, "await new Promise(r => setTimeout(r, 60 * 60 * 1000))", testLimits)
 	h.send(&ipc.Frame{Type: ipc.FrameCall, RunID: 3, Call: &ipc.ModuleCall{ID: 1, Op: ipc.OpDuckDBOpen}})
 	if code := <-h.exit; code != 1 {
 		t.Fatalf("exit status %d", code)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/testenv"
 )
 
 // TestReplyQueue: pushes never block, whatever the reader does, and every
@@ -22,7 +23,7 @@ func TestReplyQueue(t *testing.T) {
 	}()
 	select {
 	case <-pushed: // nobody read yet: the pushes did not wait for a reader
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.ScaleDuration(10 * time.Second)):
 		t.Fatal("push blocked")
 	}
 	for i := range n {
@@ -31,7 +32,7 @@ func TestReplyQueue(t *testing.T) {
 			if r.ID != int64(i+1) {
 				t.Fatalf("reply %d has id %d", i+1, r.ID)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(testenv.ScaleDuration(10 * time.Second)):
 			t.Fatalf("reply %d never came", i+1)
 		}
 	}
@@ -41,17 +42,9 @@ func TestReplyQueue(t *testing.T) {
 		q.push(ipc.Reply{ID: int64(i + 1)})
 	}
 	close(done)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testenv.WaitFor(t, "the pump to stop after the run ended", func() bool {
 		q.mu.Lock()
-		pumping := q.pumping
-		q.mu.Unlock()
-		if !pumping {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the pump did not stop after the run ended")
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer q.mu.Unlock()
+		return !q.pumping
+	})
 }
