@@ -3,6 +3,8 @@ package pyrt
 import (
 	"testing"
 	"time"
+
+	"github.com/stepbox/stepbox/internal/testenv"
 )
 
 // TestLineQueue: push never blocks, lines come out once and in order, and
@@ -14,6 +16,7 @@ func TestLineQueue(t *testing.T) {
 		q.push(outLine{b: []byte{byte(i)}})
 	}
 	got := make(chan int)
+	drained := make(chan struct{}) // closed when the first n lines are taken
 	go func() {
 		count := 0
 		for {
@@ -28,9 +31,15 @@ func TestLineQueue(t *testing.T) {
 				}
 				count++
 			}
+			if count == n {
+				close(drained)
+			}
 		}
 	}()
-	time.Sleep(10 * time.Millisecond) // the writer waits on an empty queue
+	<-drained
+	// The writer takes again: it consumes the signal the first pushes
+	// left, then waits on the empty queue.
+	testenv.WaitFor(t, "the writer to wait on an empty queue", func() bool { return len(q.ready) == 0 })
 	q.push(outLine{b: []byte{byte(n)}})
 	q.close()
 	q.push(outLine{b: []byte{0}}) // after close: dropped
@@ -39,7 +48,7 @@ func TestLineQueue(t *testing.T) {
 		if c != n+1 {
 			t.Fatalf("took %d lines, want %d", c, n+1)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testenv.ScaleDuration(10 * time.Second)):
 		t.Fatal("take did not end after close")
 	}
 }

@@ -51,7 +51,7 @@ func poolHost(t testing.TB) pyrt.ModuleHost {
 	poolOnce.Do(func() {
 		modPool, poolErr = pool.New(pool.Config{Size: 1, Warm: -1})
 		if poolErr == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(10*time.Second))
 			defer cancel()
 			poolErr = modPool.Ready(ctx)
 		}
@@ -75,7 +75,7 @@ func closeModuleHosts() {
 
 var moduleLimits = func() ipc.Limits {
 	l := testLimits
-	l.MemoryMB, l.WallMs = 128, testenv.Scale(10_000)
+	l.MemoryMB = 128
 	return l
 }()
 
@@ -205,7 +205,7 @@ func TestDuckDBLimits(t *testing.T) {
 			start := time.Now()
 			expectError(t, runModules(t, host, duck, `db = await duckdb.open()
 return await db.query("SELECT count(*) FROM range(1000000000) a, range(1000000) b")`, l), ipc.CodeTimeout, ipc.LimitWall)
-			if took := time.Since(start); took > time.Duration(testenv.Scale(3))*time.Second {
+			if took := time.Since(start); took > testenv.ScaleDuration(3*time.Second) {
 				t.Errorf("took %v", took)
 			}
 		})

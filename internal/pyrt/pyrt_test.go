@@ -21,8 +21,10 @@ import (
 	"github.com/stepbox/stepbox/internal/testenv"
 )
 
+// testLimits has time limits no run reaches: a test that crosses one sets
+// it, for a step that never ends by itself.
 var testLimits = ipc.Limits{
-	MemoryMB: 64, CPUMs: testenv.Scale(2000), WallMs: testenv.Scale(3000), MaxCodeBytes: 1 << 20, MaxResultBytes: 1 << 20,
+	MemoryMB: 64, CPUMs: testenv.UnreachableCPUMs, WallMs: testenv.UnreachableWallMs, MaxCodeBytes: 1 << 20, MaxResultBytes: 1 << 20,
 	MaxDataRequests: 10, MaxDataBytes: 1 << 20, MaxStatusEvents: 10, MaxConsoleEvents: 10,
 	MaxConsoleBytes: 4096, MaxFetchRequests: 2, MaxFetchBytes: 1 << 20,
 }
@@ -76,18 +78,24 @@ func newRuntime(t testing.TB, cfg pyrt.Config) *pyrt.Runtime {
 }
 
 // recorder is a Host that keeps every event and answers requests through
-// answer, if set.
+// answer, if set. onFirst, if set, is called at the first event: the step
+// is running.
 type recorder struct {
 	mu      sync.Mutex
 	events  []*ipc.Event
 	replies chan ipc.Reply
 	answer  func(*ipc.Event) *ipc.Reply
+	onFirst func()
+	once    sync.Once
 }
 
 func (h *recorder) Emit(ctx context.Context, ev *ipc.Event) error {
 	h.mu.Lock()
 	h.events = append(h.events, ev)
 	h.mu.Unlock()
+	if h.onFirst != nil {
+		h.once.Do(h.onFirst)
+	}
 	if h.answer != nil && (ev.DataRequest != nil || ev.FetchRequest != nil) {
 		if rep := h.answer(ev); rep != nil {
 			h.replies <- *rep
@@ -559,10 +567,10 @@ func TestTimeouts(t *testing.T) {
 	rt := shared(t)
 	t.Run("cpu", func(t *testing.T) {
 		l := testLimits
-		l.CPUMs, l.WallMs = 300, testenv.Scale(5000)
+		l.CPUMs = 300
 		start := time.Now()
 		f := expectError(t, runStep(t, rt, "while True:\n    pass", l, nil), ipc.CodeTimeout, ipc.LimitCPU)
-		if f.Stats.CPUMs < 250 || time.Since(start) > time.Duration(testenv.Scale(3000))*time.Millisecond {
+		if f.Stats.CPUMs < 250 || time.Since(start) > testenv.ScaleDuration(3*time.Second) {
 			t.Errorf("stats %+v after %v", f.Stats, time.Since(start))
 		}
 		checkNoLeftovers(t, rt)
@@ -571,7 +579,7 @@ func TestTimeouts(t *testing.T) {
 		// A step that catches the CPU timer's signal still meets
 		// RLIMIT_CPU.
 		l := testLimits
-		l.CPUMs, l.WallMs = 300, testenv.Scale(8000)
+		l.CPUMs = 300
 		code := "import signal\nsignal.signal(signal.SIGPROF, signal.SIG_IGN)\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass"
 		expectError(t, runStep(t, rt, code, l, nil), ipc.CodeTimeout, ipc.LimitCPU)
 	})
@@ -580,7 +588,7 @@ func TestTimeouts(t *testing.T) {
 		l.WallMs = 500
 		start := time.Now()
 		f := expectError(t, runStep(t, rt, "import time\ntime.sleep(100)", l, nil), ipc.CodeTimeout, ipc.LimitWall)
-		if d := time.Since(start); d > 3*time.Second {
+		if d := time.Since(start); d > testenv.ScaleDuration(3*time.Second) {
 			t.Errorf("took %v", d)
 		}
 		if f.Message != "the step exceeded its wall-clock time limit (wallMs=500)" {
@@ -596,11 +604,13 @@ func TestTimeouts(t *testing.T) {
 		checkNoLeftovers(t, rt)
 	})
 	t.Run("abort", func(t *testing.T) {
+		// Aborted once the step is running: its status says so.
 		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(200*time.Millisecond, cancel)
-		f := expectError(t, runStepCtx(ctx, t, rt, "import time\ntime.sleep(100)", testLimits, nil), ipc.CodeAborted, "")
-		if f.Stats.WallMs > 2000 {
-			t.Errorf("stats %+v", f.Stats)
+		defer cancel()
+		h := &recorder{onFirst: cancel}
+		f := expectError(t, runStepCtx(ctx, t, rt, "report_status('sleeping')\nimport time\ntime.sleep(100)", testLimits, h), ipc.CodeAborted, "")
+		if f.Stats.WallMs > float64(testenv.Scale(2000)) || h.kinds() != `status:"sleeping"` {
+			t.Errorf("stats %+v, events %s", f.Stats, h.kinds())
 		}
 		checkNoLeftovers(t, rt)
 	})
@@ -756,8 +766,9 @@ func (failingHost) Emit(ctx context.Context, ev *ipc.Event) error { return error
 func TestZygoteRestart(t *testing.T) {
 	rt := newRuntime(t, pyrt.Config{})
 	pid := pyrt.ZygotePID(rt)
-	time.AfterFunc(300*time.Millisecond, func() { syscall.Kill(pid, syscall.SIGKILL) })
-	f := expectError(t, runStep(t, rt, "import time\ntime.sleep(100)", testLimits, nil), ipc.CodeCrashed, "")
+	// The zygote dies while the step runs: once it has reported.
+	h := &recorder{onFirst: func() { syscall.Kill(pid, syscall.SIGKILL) }}
+	f := expectError(t, runStep(t, rt, "report_status('sleeping')\nimport time\ntime.sleep(100)", testLimits, h), ipc.CodeCrashed, "")
 	if !strings.Contains(f.Message, "signal: killed") {
 		t.Errorf("message %q does not name the signal", f.Message)
 	}
@@ -770,12 +781,18 @@ func TestZygoteRestart(t *testing.T) {
 func TestClose(t *testing.T) {
 	rt := newRuntime(t, pyrt.Config{})
 	pid := pyrt.ZygotePID(rt)
-	done := make(chan *ipc.Event)
+	done := make(chan *ipc.Event, 1)
+	started := make(chan struct{})
 	go func() {
-		h := &recorder{replies: make(chan ipc.Reply)}
-		done <- rt.Run(context.Background(), pyrt.Job{Code: "import time\ntime.sleep(100)", Limits: testLimits, Host: h, Replies: h.replies})
+		h := &recorder{replies: make(chan ipc.Reply), onFirst: func() { close(started) }}
+		done <- rt.Run(context.Background(), pyrt.Job{Code: "report_status('sleeping')\nimport time\ntime.sleep(100)", Limits: testLimits, Host: h, Replies: h.replies})
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// Close while the step runs.
+	select {
+	case <-started:
+	case ev := <-done:
+		t.Fatalf("the run ended before Close: %s", describe(ev))
+	}
 	rt.Close()
 	expectError(t, <-done, ipc.CodeAborted, "")
 	expectError(t, runStep(t, rt, "return 1", testLimits, nil), ipc.CodeUnavailable, "")
