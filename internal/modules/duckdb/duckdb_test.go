@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/stepbox/stepbox/internal/modules/duckdb"
+	"github.com/stepbox/stepbox/internal/testenv"
 )
 
 func open(t testing.TB, cfg duckdb.Config) *duckdb.DB {
@@ -241,22 +242,41 @@ func TestSQLErrors(t *testing.T) {
 	}
 }
 
-// TestCancel: a cross join that runs for many seconds stops within about
-// a second of its context ending, and the database remains usable.
+// long is a cross join that runs for many minutes.
+const long = "SELECT count(*) FROM range(1000000000) a, range(1000) b WHERE a.range + b.range = 7"
+
+// startLong runs long on db in the background and returns once the call
+// holds the database, with the channel its error comes on.
+func startLong(t *testing.T, ctx context.Context, db *duckdb.DB) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := db.Query(ctx, long, nil)
+		done <- err
+	}()
+	testenv.WaitFor(t, "the query to start", func() bool { return duckdb.Busy(db) || len(done) > 0 })
+	if len(done) > 0 {
+		t.Fatalf("the query ended at once: %v", <-done)
+	}
+	return done
+}
+
+// TestCancel: a cross join that runs for minutes stops within about a
+// second of its context ending, and the database remains usable.
 func TestCancel(t *testing.T) {
 	db := open(t, duckdb.Config{})
-	const long = "SELECT count(*) FROM range(1000000000) a, range(1000) b WHERE a.range + b.range = 7"
 
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(300*time.Millisecond, cancel)
+	done := startLong(t, ctx, db)
 	start := time.Now()
-	_, err := db.Query(ctx, long, nil)
+	cancel()
+	err := <-done
 	took := time.Since(start)
 	de := expectKind(t, err, duckdb.KindCanceled)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("errors.Is(err, context.Canceled) is false: %v", err)
 	}
-	if took > 1500*time.Millisecond {
+	if took > testenv.ScaleDuration(time.Second) {
 		t.Errorf("canceled query returned after %v", took)
 	}
 	t.Logf("canceled after %v: %v", took, de)
@@ -270,7 +290,7 @@ func TestCancel(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("errors.Is(err, context.DeadlineExceeded) is false: %v", err)
 	}
-	if took > 1500*time.Millisecond {
+	if took > 300*time.Millisecond+testenv.ScaleDuration(time.Second) {
 		t.Errorf("query past its deadline returned after %v", took)
 	}
 
@@ -286,17 +306,12 @@ func TestCloseInterrupts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := db.Query(context.Background(), "SELECT count(*) FROM range(1000000000) a, range(1000) b WHERE a.range + b.range = 7", nil)
-		done <- err
-	}()
-	time.Sleep(300 * time.Millisecond)
+	done := startLong(t, context.Background(), db)
 	start := time.Now()
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if took := time.Since(start); took > 1500*time.Millisecond {
+	if took := time.Since(start); took > testenv.ScaleDuration(time.Second) {
 		t.Errorf("Close took %v", took)
 	}
 	err = <-done
@@ -364,7 +379,9 @@ func TestConcurrentDBs(t *testing.T) {
 func TestPool(t *testing.T) {
 	pool := duckdb.NewPool(2)
 	defer pool.Close()
-	time.Sleep(100 * time.Millisecond)
+	// The first two come ready from the pool, the others are made while
+	// the test waits.
+	testenv.WaitFor(t, "the pool to fill", func() bool { return duckdb.Ready(pool) == 2 })
 	for i := range 4 {
 		db, err := pool.Open(context.Background(), duckdb.Config{MemoryLimitBytes: int64(64+i) << 20})
 		if err != nil {
@@ -392,7 +409,7 @@ func TestPool(t *testing.T) {
 func TestPoolWaits(t *testing.T) {
 	pool := duckdb.NewPool(1)
 	defer pool.Close()
-	time.Sleep(100 * time.Millisecond)
+	testenv.WaitFor(t, "the pool to fill", func() bool { return duckdb.Ready(pool) == 1 })
 	db, err := pool.Open(context.Background(), duckdb.Config{}) // the ready one
 	if err != nil {
 		t.Fatal(err)
