@@ -13,9 +13,15 @@ import (
 	"github.com/stepbox/stepbox/sandbox"
 )
 
-// testPlan is generous in time so that a loaded CI machine does not turn
-// ordinary runs into timeouts; limit tests lower what they cross.
-var testPlan = sandbox.Limits{CPUMs: testenv.Scale(10_000), WallMs: testenv.Scale(20_000)}
+// testPlan gives steps time limits no machine that can run the suite
+// reaches, so that a slow or loaded machine (or the race detector) never
+// turns an ordinary run into a timeout; a test that crosses a time limit
+// lowers it in its request, with a step that never ends by itself.
+// testCaps let the plan keep these limits: the default caps are lower.
+var (
+	testPlan = sandbox.Limits{CPUMs: testenv.UnreachableCPUMs, WallMs: testenv.UnreachableWallMs}
+	testCaps = testPlan
+)
 
 // isolation is the isolation every test engine uses: the default (jailed
 // worker processes) unless STEPBOX_TEST_ISOLATION says otherwise, so that
@@ -29,6 +35,9 @@ func newEngine(t testing.TB, cfg sandbox.Config) *sandbox.Engine {
 	}
 	if cfg.Plans == nil {
 		cfg.Plans = map[string]sandbox.Limits{"default": testPlan}
+	}
+	if cfg.Caps == (sandbox.Limits{}) {
+		cfg.Caps = testCaps
 	}
 	e, err := sandbox.New(cfg)
 	if err != nil {
@@ -48,7 +57,7 @@ var (
 func engine(t *testing.T) *sandbox.Engine {
 	sharedOnce.Do(func() {
 		var err error
-		shared, err = sandbox.New(sandbox.Config{Isolation: isolation, Plans: map[string]sandbox.Limits{"default": testPlan}})
+		shared, err = sandbox.New(sandbox.Config{Isolation: isolation, Caps: testCaps, Plans: map[string]sandbox.Limits{"default": testPlan}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +212,7 @@ func TestValidation(t *testing.T) {
 		want sandbox.Code
 	}{
 		{"unknown plan", sandbox.Request{Code: "1", Plan: "gold"}, sandbox.CodeValidation},
-		{"limit above plan", sandbox.Request{Code: "1", Limits: sandbox.Limits{WallMs: 999_999}}, sandbox.CodeValidation},
+		{"limit above plan", sandbox.Request{Code: "1", Limits: sandbox.Limits{WallMs: testPlan.WallMs + 1}}, sandbox.CodeValidation},
 		{"negative limit", sandbox.Request{Code: "1", Limits: sandbox.Limits{MemoryMB: -1}}, sandbox.CodeValidation},
 		{"bad input", sandbox.Request{Code: "1", Input: json.RawMessage(`{`)}, sandbox.CodeValidation},
 		{"unknown language", sandbox.Request{Code: "1", Language: "cobol"}, sandbox.CodeValidation},

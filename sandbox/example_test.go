@@ -96,7 +96,7 @@ func ExampleEngine_Run() {
 
 func ExampleError() {
 	eng, err := sandbox.New(sandbox.Config{
-		Plans:       map[string]sandbox.Limits{"free": {WallMs: 1000, MaxStatusEvents: 3}},
+		Plans:       map[string]sandbox.Limits{"free": {MaxStatusEvents: 3}},
 		DefaultPlan: "free",
 	})
 	if err != nil {
@@ -135,10 +135,10 @@ func ExampleConfig_plans() {
 	defer eng.Close(context.Background())
 
 	// A request may lower its plan's limits...
-	_, err = eng.Run(context.Background(), sandbox.Request{Code: "return 1", Plan: "pro", Limits: sandbox.Limits{WallMs: 500}}, nil)
+	_, err = eng.Run(context.Background(), sandbox.Request{Code: "return 1", Plan: "pro", Limits: sandbox.Limits{MemoryMB: 64}}, nil)
 	fmt.Println(err)
 	// ...but never raise them.
-	_, err = eng.Run(context.Background(), sandbox.Request{Code: "return 1", Limits: sandbox.Limits{WallMs: 5_000}}, nil)
+	_, err = eng.Run(context.Background(), sandbox.Request{Code: "return 1", Limits: sandbox.Limits{MemoryMB: 64}}, nil)
 	fmt.Println(errors.Is(err, sandbox.ErrValidation))
 	// Output:
 	// <nil>
