@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/sandbox"
 )
 
@@ -36,13 +36,9 @@ func TestEngineHealth(t *testing.T) {
 	if _, err := eng.Run(context.Background(), sandbox.Request{Code: "return 1"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	var h sandbox.Health
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		h = eng.Health()
-		if h.Workers.Up == 2 || time.Now().After(deadline) {
-			break
-		}
-	}
+	// The second worker may still be starting: nothing tells when it is up.
+	testenv.WaitFor(t, "both workers up", func() bool { return eng.Health().Workers.Up == 2 })
+	h := eng.Health()
 	if ok, why := h.Ready(); !ok || h.PoolSize != 2 || h.Workers.Size != 2 || h.Workers.Up != 2 || h.Workers.Busy != 0 || h.Workers.Restarts != 0 || h.Running != 0 {
 		t.Fatalf("health %+v (ready %v %q)", h, ok, why)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/sandbox"
 )
 
@@ -121,7 +122,8 @@ func TestContextCancelAborts(t *testing.T) {
 }
 
 func TestCloseAbortsRunsInFlight(t *testing.T) {
-	e, err := sandbox.New(sandbox.Config{Isolation: isolation, PoolSize: 2, Plans: map[string]sandbox.Limits{"default": {CPUMs: 3000, WallMs: 4000}}})
+	// The runs never end by themselves: only Close ends them.
+	e, err := sandbox.New(sandbox.Config{Isolation: isolation, PoolSize: 2, Caps: testCaps, Plans: map[string]sandbox.Limits{"default": testPlan}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +159,7 @@ func TestCloseAbortsRunsInFlight(t *testing.T) {
 }
 
 func TestCloseWaitsForRunsToFinish(t *testing.T) {
-	e, err := sandbox.New(sandbox.Config{Isolation: isolation, Plans: map[string]sandbox.Limits{"default": testPlan}})
+	e, err := sandbox.New(sandbox.Config{Isolation: isolation, Caps: testCaps, Plans: map[string]sandbox.Limits{"default": testPlan}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,37 +177,77 @@ func TestCloseWaitsForRunsToFinish(t *testing.T) {
 }
 
 func TestSlowReaderSlowsOnlyItsOwnRun(t *testing.T) {
-	e := newEngine(t, sandbox.Config{PoolSize: 2, EventBuffer: 4})
-	stuck, err := e.Submit(context.Background(), sandbox.Request{Code: "for (let i = 0; i < 100; i++) console.log(i)", Limits: sandbox.Limits{WallMs: 300}})
+	const buffer = 4
+	e := newEngine(t, sandbox.Config{PoolSize: 2, EventBuffer: buffer})
+	// The step never ends by itself: a worker process could otherwise
+	// finish it into its pipe while the host waits for the reader.
+	const chatty = "for (let i = 0; ; i++) console.log(i)"
+	stuck, err := e.Submit(context.Background(), sandbox.Request{Code: chatty})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The events channel is the buffer: once it is full, the run is
+	// blocked on its reader.
+	testenv.WaitFor(t, "the unread run to fill its event buffer", func() bool { return len(stuck.Events()) == buffer })
 	// Another run completes while the first is blocked on its reader.
 	_, res, err := run(t, e, sandbox.Request{Code: "return 'other'"}, nil)
 	if err != nil || string(res.Value) != `"other"` {
 		t.Fatalf("other run: %s %v", res.Value, err)
 	}
-	_, err = stuck.Wait() // never read: ends at its wall limit
+	stuck.Abort()
+	if _, err := stuck.Wait(); !errors.Is(err, sandbox.ErrAborted) {
+		t.Fatalf("blocked run: %v, want ABORTED", err)
+	}
+	expectUnread(t, stuck, buffer, sandbox.CodeAborted)
+
+	// A run that is never read ends at its wall limit, with the events it
+	// buffered before it, in order.
+	stuck, err = e.Submit(context.Background(), sandbox.Request{Code: chatty, Limits: sandbox.Limits{WallMs: 300}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = stuck.Wait()
 	if se := asError(t, err); se.Code != sandbox.CodeTimeout || se.Limit != "wallMs" {
 		t.Fatalf("unread run: %v", err)
 	}
-	n := 0
-	for ev := range stuck.Events() {
-		n++
-		if ev.Terminal() && ev.Error.Code != sandbox.CodeTimeout {
-			t.Fatal(ev.Error)
+	expectUnread(t, stuck, -1, sandbox.CodeTimeout)
+}
+
+// expectUnread reads the events of a run that nobody read while it ran:
+// its first console lines, in order, then its terminal event with code.
+// lines is how many lines the buffer held, or -1 for any number up to the
+// engine's buffer: a machine slow enough may reach the limit before the
+// step has filled it.
+func expectUnread(t *testing.T, s *sandbox.Session, lines int, code sandbox.Code) {
+	t.Helper()
+	var got []string
+	var last sandbox.Event
+	for ev := range s.Events() {
+		last = ev
+		if ev.Console != nil {
+			got = append(got, ev.Console.Text)
+		} else if !ev.Terminal() {
+			t.Errorf("unexpected %s event", ev.Kind)
 		}
 	}
-	if n != 5 {
-		t.Fatalf("got %d events, want the 4 buffered and the terminal one", n)
+	if !last.Terminal() || last.Error == nil || last.Error.Code != code {
+		t.Fatalf("the last event is %+v, want a %s error", last, code)
+	}
+	for i, text := range got {
+		if text != fmt.Sprint(i) {
+			t.Fatalf("console lines %q: want 0, 1, ... in order", got)
+		}
+	}
+	if lines >= 0 && len(got) != lines || len(got) > cap(s.Events()) {
+		t.Fatalf("got %d console lines, want the %d buffered (the buffer holds %d)", len(got), lines, cap(s.Events()))
 	}
 }
 
 func TestQueueFull(t *testing.T) {
 	e := newEngine(t, sandbox.Config{PoolSize: 1, QueueSize: 1})
 	var sessions []*sandbox.Session
-	for i := 0; i < 2; i++ { // one runs, one waits
-		s, err := e.Submit(context.Background(), sandbox.Request{Code: "await new Promise(r => setTimeout(r, 100))"})
+	for i := 0; i < 2; i++ { // one runs, one waits: each until its data request is answered
+		s, err := e.Submit(context.Background(), sandbox.Request{Code: "return await dataProxy.request('go')"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -216,6 +258,11 @@ func TestQueueFull(t *testing.T) {
 		t.Fatalf("third run: %v, want UNAVAILABLE at once", err)
 	}
 	for _, s := range sessions {
+		for ev := range s.Events() {
+			if dr := ev.DataRequest; dr != nil {
+				_ = s.Respond(dr.ID, 1)
+			}
+		}
 		if _, err := s.Wait(); err != nil {
 			t.Fatal(err)
 		}
@@ -301,29 +348,24 @@ func TestRespondChecksIDs(t *testing.T) {
 }
 
 func TestMeter(t *testing.T) {
-	var mu sync.Mutex
-	var got []sandbox.Usage
-	e := newEngine(t, sandbox.Config{Meter: sandbox.MeterFunc(func(u sandbox.Usage) {
-		mu.Lock()
-		got = append(got, u)
-		mu.Unlock()
-	})})
+	records := make(chan sandbox.Usage, 10)
+	e := newEngine(t, sandbox.Config{Meter: sandbox.MeterFunc(func(u sandbox.Usage) { records <- u })})
 	_, _, _ = run(t, e, sandbox.Request{Code: "return 1", Tenant: "acme", Metadata: map[string]string{"workflow": "w1"}}, nil)
 	_, _, _ = run(t, e, sandbox.Request{Code: "throw 1", Tenant: "acme"}, nil)
 	// A run's record comes just after its terminal event: wait for it.
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		mu.Lock()
-		n := len(got)
-		mu.Unlock()
-		if n == 2 {
-			break
-		}
-	}
+	got := []sandbox.Usage{<-records, <-records}
+	// A refusal's record comes before Submit returns.
 	_, _ = e.Submit(context.Background(), sandbox.Request{Code: "1", Plan: "nope", Tenant: "acme"})
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 3 {
-		t.Fatalf("%d records", len(got))
+	select {
+	case u := <-records:
+		got = append(got, u)
+	default:
+		t.Fatal("no record of the refusal when Submit returned")
+	}
+	select {
+	case u := <-records:
+		t.Fatalf("a fourth record: %+v", u)
+	default:
 	}
 	byOutcome := map[string]sandbox.Usage{}
 	for _, u := range got {
