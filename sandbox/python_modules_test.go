@@ -137,7 +137,7 @@ return await db.query("SELECT count(*) FROM range(1000000000) a, range(1000000) 
 		req.Limits = sandbox.Limits{WallMs: 500}
 		start := time.Now()
 		expectModuleError(t, req, sandbox.CodeTimeout, "wallMs")
-		if took := time.Since(start); took > time.Duration(testenv.Scale(3))*time.Second {
+		if took := time.Since(start); took > testenv.ScaleDuration(3*time.Second) {
 			t.Errorf("took %v", took)
 		}
 	})
@@ -245,7 +245,7 @@ return await glpk.solve({"name": "split", "objective": {"direction": glpk.GLP_MI
 		req.Limits = sandbox.Limits{WallMs: 500}
 		start := time.Now()
 		expectModuleError(t, req, sandbox.CodeTimeout, "wallMs")
-		if took := time.Since(start); took > time.Duration(testenv.Scale(3))*time.Second {
+		if took := time.Since(start); took > testenv.ScaleDuration(3*time.Second) {
 			t.Errorf("took %v", took)
 		}
 	})
@@ -280,10 +280,12 @@ func TestPythonModulesAbort(t *testing.T) {
 		code    string
 	}{
 		{"duckdb", duck, `db = await duckdb.open()
-report_status("go")
-await db.query("SELECT count(*) FROM range(1000000000) a, range(1000000) b")`},
-		{"glpk", []string{"glpk"}, marketSplitPython + `report_status("go")
-await glpk.solve({"name": "split", "objective": {"direction": glpk.GLP_MIN, "name": "o", "vars": vars}, "subjectTo": subject_to, "binaries": xs})`},
+q = db.query("SELECT count(*) FROM range(1000000000) a, range(1000000) b")
+report_status("in the work")
+await q`},
+		{"glpk", []string{"glpk"}, marketSplitPython + `p = glpk.solve({"name": "split", "objective": {"direction": glpk.GLP_MIN, "name": "o", "vars": vars}, "subjectTo": subject_to, "binaries": xs})
+report_status("in the work")
+await p`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			expectAbortMidWork(t, pyModule(tc.modules, tc.code))
