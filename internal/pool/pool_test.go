@@ -52,6 +52,11 @@ func testCommand(env ...string) func() (*exec.Cmd, error) {
 	}
 }
 
+// startTimeout is the pools' StartTimeout: the default 10 s is for a
+// production binary, and a worker of this test binary, built with -race
+// on a loaded machine, may take longer to say hello.
+func startTimeout() time.Duration { return testenv.ScaleDuration(10 * time.Second) }
+
 type testWriter struct {
 	mu sync.Mutex
 	t  *testing.T
@@ -73,6 +78,9 @@ func newPool(t testing.TB, cfg pool.Config) *pool.Pool {
 	t.Helper()
 	if cfg.Command == nil {
 		cfg.Command = testCommand()
+	}
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = startTimeout()
 	}
 	if tt, ok := t.(*testing.T); ok && cfg.Logger == nil {
 		tw := &testWriter{t: tt, on: true}
@@ -585,7 +593,7 @@ func TestCrashLoop(t *testing.T) {
 // exactly one terminal event; no process is left behind.
 func TestClose(t *testing.T) {
 	base := children(t)
-	p, err := pool.New(pool.Config{Size: 2, Command: testCommand()})
+	p, err := pool.New(pool.Config{Size: 2, StartTimeout: startTimeout(), Command: testCommand()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -660,7 +668,7 @@ func TestHammer(t *testing.T) {
 		n = 100
 	}
 	baseG, baseFD, baseKids := runtime.NumGoroutine(), openFDs(t), children(t)
-	p, err := pool.New(pool.Config{Size: 2, Grace: testenv.ScaleDuration(2 * time.Second), Command: testCommand()})
+	p, err := pool.New(pool.Config{Size: 2, Grace: testenv.ScaleDuration(2 * time.Second), StartTimeout: startTimeout(), Command: testCommand()})
 	if err != nil {
 		t.Fatal(err)
 	}

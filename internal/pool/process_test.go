@@ -107,7 +107,7 @@ func (j *fakeJail) Cleanup() error {
 func TestPrepare(t *testing.T) {
 	t.Run("hooks", func(t *testing.T) {
 		j := &fakeJail{}
-		p, err := pool.New(pool.Config{Size: 2, Command: testCommand(), Prepare: func(cmd *exec.Cmd) (pool.Handle, error) {
+		p, err := pool.New(pool.Config{Size: 2, StartTimeout: startTimeout(), Command: testCommand(), Prepare: func(cmd *exec.Cmd) (pool.Handle, error) {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 			return j, nil
 		}})

@@ -49,7 +49,10 @@ func inProcessHost(t testing.TB) pyrt.ModuleHost {
 func poolHost(t testing.TB) pyrt.ModuleHost {
 	t.Helper()
 	poolOnce.Do(func() {
-		modPool, poolErr = pool.New(pool.Config{Size: 1, Warm: -1})
+		// The default StartTimeout (10 s) is for a production binary; a
+		// worker of this test binary under -race on a loaded machine may
+		// take longer.
+		modPool, poolErr = pool.New(pool.Config{Size: 1, Warm: -1, StartTimeout: testenv.ScaleDuration(10 * time.Second)})
 		if poolErr == nil {
 			ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(10*time.Second))
 			defer cancel()
