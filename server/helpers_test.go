@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -38,8 +39,16 @@ type testServer struct {
 }
 
 // start serves cfg on 127.0.0.1 and stops everything when the test ends.
+// A config without plans gets slowLimits, and one without caps gets caps
+// that let them be.
 func start(t *testing.T, cfg server.Config) *testServer {
 	t.Helper()
+	if cfg.Plans == nil {
+		cfg.Plans = maps.Clone(slowLimits)
+	}
+	if cfg.Caps == (sandbox.Limits{}) {
+		cfg.Caps = slowLimits["default"]
+	}
 	logs := &syncBuffer{}
 	cfg.Logger = server.NewLogger(logs, slog.LevelDebug)
 	cfg.Metrics = server.NewMetrics()
@@ -67,7 +76,7 @@ func start(t *testing.T, cfg server.Config) *testServer {
 	}
 	go func() { ts.served <- srv.Serve(l) }()
 	t.Cleanup(func() {
-		ts.shutdown(t, 20*time.Second)
+		ts.shutdown(t, testenv.ScaleDuration(20*time.Second))
 		ts.h2c.CloseIdleConnections()
 		ts.h1.CloseIdleConnections()
 		if t.Failed() {
@@ -163,10 +172,12 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// eventually retries check until it returns "" or the time is up.
+// eventually retries check until it returns "" or the time is up: within
+// on the reference machine, scaled to this one. Use it where nothing tells
+// the test of the state it waits for (a log line, a metric).
 func eventually(t *testing.T, within time.Duration, check func() string) {
 	t.Helper()
-	deadline := time.Now().Add(within)
+	deadline := time.Now().Add(testenv.ScaleDuration(within))
 	for {
 		msg := check()
 		if msg == "" {
@@ -197,8 +208,9 @@ func dig(v any, path ...any) any {
 	return v
 }
 
-// slowLimits are limits that a test does not mean to cross, scaled for
-// the race detector.
+// slowLimits are time limits for steps that do not mean to cross them:
+// out of reach of any machine that can run the suite, however slow or
+// loaded, race detector included.
 var slowLimits = map[string]sandbox.Limits{
-	"default": {CPUMs: testenv.Scale(10_000), WallMs: testenv.Scale(30_000)},
+	"default": {CPUMs: testenv.UnreachableCPUMs, WallMs: testenv.UnreachableWallMs},
 }

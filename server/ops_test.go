@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/sandbox"
 	"github.com/stepbox/stepbox/server"
 	"github.com/stepbox/stepbox/server/client"
@@ -96,7 +97,7 @@ func TestGracefulShutdownDeliversRunsInFlight(t *testing.T) {
 	}
 	ev := <-st.Events()
 	shut := make(chan error, 1)
-	go func() { shut <- ts.shutdown(t, 20*time.Second) }()
+	go func() { shut <- ts.shutdown(t, testenv.ScaleDuration(20*time.Second)) }()
 
 	// Draining: the run in flight goes on; new work is refused.
 	eventually(t, 5*time.Second, func() string {
@@ -148,7 +149,7 @@ func TestShutdownDeadlineAbortsRuns(t *testing.T) {
 	if err := ts.shutdown(t, 300*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Shutdown: %v", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > testenv.ScaleDuration(5*time.Second) {
 		t.Fatalf("Shutdown took %v", d)
 	}
 	for range st.Events() {

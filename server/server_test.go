@@ -99,7 +99,9 @@ func TestRunGRPC(t *testing.T) {
 }
 
 func TestRunRefusals(t *testing.T) {
-	ts := start(t, server.Config{Plans: map[string]sandbox.Limits{"default": {MaxCodeBytes: 100}}, MaxRequestBytes: 4096})
+	plan := slowLimits["default"]
+	plan.MaxCodeBytes = 100
+	ts := start(t, server.Config{Plans: map[string]sandbox.Limits{"default": plan}, MaxRequestBytes: 4096})
 	for _, tc := range []struct {
 		name, body string
 		status     int

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/sandbox"
 	"github.com/stepbox/stepbox/server"
 	"github.com/stepbox/stepbox/server/client"
@@ -28,7 +29,7 @@ import (
 // client that does not trust the certificate is refused.
 func TestTLS(t *testing.T) {
 	certFile, keyFile, roots := selfSigned(t)
-	cfg := server.Config{TLS: server.TLS{CertFile: certFile, KeyFile: keyFile}, Version: "test"}
+	cfg := server.Config{TLS: server.TLS{CertFile: certFile, KeyFile: keyFile}, Version: "test", Plans: slowLimits, Caps: slowLimits["default"]}
 	eng, err := sandbox.New(cfg.EngineConfig())
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +47,7 @@ func TestTLS(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(l) }()
 	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(10*time.Second))
 		defer cancel()
 		srv.Shutdown(ctx)
 		if err := <-served; !errors.Is(err, http.ErrServerClosed) {
