@@ -241,21 +241,21 @@ func TestPlaygroundBrowser(t *testing.T) {
 			document.getElementById("wallMs").value = "";
 			document.getElementById("run").click();
 		})()`)
-		b.waitFor(t, `document.getElementById("outcome").dataset.state === "running"`, time.Minute)
+		b.waitFor(t, `document.getElementById("outcome").dataset.state === "running"`, 15*time.Second)
 		// Wait for the run to be executing, then press Stop: the browser
 		// closes the connection and the server aborts the run.
-		eventually(t, time.Minute, func() string {
+		eventually(t, 15*time.Second, func() string {
 			if strings.Count(ts.logs.String(), `"msg":"run accepted"`) == accepted {
 				return "the run was not accepted"
 			}
 			return ""
 		})
 		b.eval(t, `document.getElementById("stop").click()`)
-		b.waitFor(t, `document.getElementById("outcome").dataset.state !== "running"`, time.Minute)
+		b.waitFor(t, `document.getElementById("outcome").dataset.state !== "running"`, 15*time.Second)
 		if got := b.evalString(t, `document.getElementById("outcome").textContent`); !strings.Contains(got, "Stopped") {
 			t.Errorf("outcome %q", got)
 		}
-		eventually(t, time.Minute, func() string {
+		eventually(t, 15*time.Second, func() string {
 			if strings.Count(ts.logs.String(), `"outcome":"ABORTED"`) == aborted {
 				return "the server did not abort the run:\n" + ts.logs.String()
 			}
@@ -381,7 +381,7 @@ func (b *browser) runStep(t *testing.T, s step) pageRun {
 		set("code", %s); set("input", %s); set("data", %s); set("wallMs", %s); set("memoryMb", "");
 		document.getElementById("run").click();
 	})()`, jsString(s.language), jsString(s.code), jsString(s.input), jsString(s.data), jsString(s.wallMs)))
-	b.waitFor(t, `document.getElementById("outcome").dataset.state !== "running"`, 2*time.Minute)
+	b.waitFor(t, `document.getElementById("outcome").dataset.state !== "running"`, 30*time.Second)
 	var out pageRun
 	raw := b.eval(t, `(() => {
 		const text = (id) => document.getElementById(id + "-box").hidden ? "" : document.getElementById(id).innerText;
@@ -481,10 +481,12 @@ func launchChromium(t *testing.T) *browser {
 		}
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-exited
-		// Helpers of the process group may take a moment to go; the
-		// profile goes with them.
-		for i := 0; i < 50; i++ {
-			if os.RemoveAll(dir) == nil {
+		// Helpers of the process group may still write to the profile for
+		// a moment as they go; nothing tells when the last has gone.
+		deadline := time.Now().Add(testenv.ScaleDuration(5 * time.Second))
+		for err := os.RemoveAll(dir); err != nil; err = os.RemoveAll(dir) {
+			if time.Now().After(deadline) {
+				t.Logf("chromium's profile %s is left behind: %v", dir, err)
 				break
 			}
 			time.Sleep(100 * time.Millisecond)
@@ -494,9 +496,10 @@ func launchChromium(t *testing.T) *browser {
 		}
 	})
 
-	// Chromium writes the port it chose to DevToolsActivePort.
+	// Chromium writes the port it chose to DevToolsActivePort: nothing
+	// tells when, so the test polls the file (and the target list below).
 	var port string
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testenv.ScaleDuration(15 * time.Second))
 	for {
 		if bs, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort")); err == nil {
 			if p, _, ok := strings.Cut(string(bs), "\n"); ok && p != "" {
@@ -510,7 +513,7 @@ func launchChromium(t *testing.T) *browser {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("chromium did not open its DevTools port within a minute:\n%s", tail(stderr.String(), 4096))
+			t.Fatalf("chromium did not open its DevTools port in time:\n%s", tail(stderr.String(), 4096))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -519,7 +522,7 @@ func launchChromium(t *testing.T) *browser {
 	}
 
 	// The page target Chromium opened for about:blank.
-	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 10 * time.Second}
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: testenv.ScaleDuration(10 * time.Second)}
 	var targets []struct{ Type, WebSocketDebuggerURL string }
 	for {
 		resp, err := hc.Get("http://127.0.0.1:" + port + "/json/list")
@@ -559,7 +562,7 @@ func (b *browser) call(t *testing.T, method string, params any) json.RawMessage 
 	if params == nil {
 		params = struct{}{}
 	}
-	b.ws.SetDeadline(time.Now().Add(2 * time.Minute))
+	b.ws.SetDeadline(time.Now().Add(testenv.ScaleDuration(30 * time.Second)))
 	if err := websocket.JSON.Send(b.ws, map[string]any{"id": id, "method": method, "params": params}); err != nil {
 		t.Fatalf("devtools %s: %v", method, err)
 	}
@@ -673,9 +676,11 @@ func (b *browser) evalString(t *testing.T, expr string) string {
 	return s
 }
 
-// waitFor polls a JavaScript condition until it is true.
+// waitFor polls a JavaScript condition on the page's state until it is
+// true, for within on the reference machine, scaled to this one.
 func (b *browser) waitFor(t *testing.T, cond string, within time.Duration) {
 	t.Helper()
+	within = testenv.ScaleDuration(within)
 	deadline := time.Now().Add(within)
 	for {
 		if string(b.eval(t, "Boolean("+cond+")")) == "true" {
@@ -693,7 +698,7 @@ func (b *browser) waitFor(t *testing.T, cond string, within time.Duration) {
 func (b *browser) open(t *testing.T, url string) {
 	t.Helper()
 	b.call(t, "Page.navigate", map[string]any{"url": url})
-	b.waitFor(t, `location.href === `+jsString(url)+` && document.body && document.body.dataset.ready === "1"`, time.Minute)
+	b.waitFor(t, `location.href === `+jsString(url)+` && document.body && document.body.dataset.ready === "1"`, 15*time.Second)
 }
 
 // key presses a key in the page, as a user would.
