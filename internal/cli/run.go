@@ -174,6 +174,13 @@ func (f *runFlags) build(st *State, file string) (sandbox.Request, sandbox.Confi
 		}
 	}
 	cfg.Plans[req.Plan] = plan
+	// The engine's default caps, which clamp every plan, do not lower the
+	// operator's limits either.
+	cfg.Caps = sandbox.Limits{
+		MemoryMB: max(plan.MemoryMB, sandbox.DefaultCaps.MemoryMB),
+		CPUMs:    max(plan.CPUMs, sandbox.DefaultCaps.CPUMs),
+		WallMs:   max(plan.WallMs, sandbox.DefaultCaps.WallMs),
+	}
 	if f.egress != "" {
 		b, err := readArg(st, f.egress)
 		if err != nil {

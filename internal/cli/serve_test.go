@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/server"
 )
 
@@ -147,16 +148,21 @@ tenants:
 	exit := make(chan int, 1)
 	go func() { exit <- serveCommand(context.Background(), st, []string{"--config", cfg}) }()
 
+	// The command logs where it listens: each log write wakes the test.
 	addr := ""
 	re := regexp.MustCompile(`"msg":"listening","listen":"([^"]+)"`)
-	deadline := time.Now().Add(10 * time.Second)
+	timeout := time.After(testenv.ScaleDuration(10 * time.Second))
 	for addr == "" {
 		if m := re.FindStringSubmatch(stderr.String()); m != nil {
 			addr = m[1]
-		} else if time.Now().After(deadline) {
+			break
+		}
+		select {
+		case <-stderr.written():
+		case code := <-exit:
+			t.Fatalf("exit %d before listening:\n%s", code, stderr.String())
+		case <-timeout:
 			t.Fatalf("not listening:\n%s", stderr.String())
-		} else {
-			time.Sleep(10 * time.Millisecond)
 		}
 	}
 	hc := &http.Client{Transport: &http.Transport{}}
@@ -199,7 +205,7 @@ tenants:
 		if code != ExitOK {
 			t.Fatalf("exit %d:\n%s", code, stderr.String())
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(testenv.ScaleDuration(20 * time.Second)):
 		t.Fatalf("did not stop:\n%s", stderr.String())
 	}
 	logs := stderr.String()
@@ -210,15 +216,35 @@ tenants:
 	}
 }
 
+// lockedBuffer is a bytes.Buffer safe for concurrent writers, which tells
+// a reader when something was written.
 type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu    sync.Mutex
+	b     bytes.Buffer
+	wrote chan struct{} // guarded by mu; one pending signal at most
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.wrote == nil {
+		l.wrote = make(chan struct{}, 1)
+	}
+	select {
+	case l.wrote <- struct{}{}:
+	default:
+	}
 	return l.b.Write(p)
+}
+
+// written returns a channel that receives after a write.
+func (l *lockedBuffer) written() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.wrote == nil {
+		l.wrote = make(chan struct{}, 1)
+	}
+	return l.wrote
 }
 
 func (l *lockedBuffer) String() string {
