@@ -105,8 +105,7 @@ func TestModules(t *testing.T) {
 // TestModulesDeadline interrupts a query at the deadline, and ends the
 // lease as soon as the run ends.
 func TestModulesDeadline(t *testing.T) {
-	// Grace is not meant to be crossed here: the worker is kept.
-	p := newPool(t, pool.Config{Size: 1, Grace: testenv.ScaleDuration(time.Second)})
+	p := newPool(t, pool.Config{Size: 1})
 	// The deadline must fall during the query, after the open, which a
 	// loaded machine may slow past it: it starts at 300 ms and doubles
 	// while the open alone outlasts it.

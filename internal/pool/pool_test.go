@@ -82,6 +82,11 @@ func newPool(t testing.TB, cfg pool.Config) *pool.Pool {
 	if cfg.StartTimeout == 0 {
 		cfg.StartTimeout = startTimeout()
 	}
+	if cfg.Grace == 0 {
+		// A test that means the pool to kill a worker after Grace sets
+		// a short one; elsewhere it is not meant to be crossed.
+		cfg.Grace = testenv.ScaleDuration(time.Second)
+	}
 	if tt, ok := t.(*testing.T); ok && cfg.Logger == nil {
 		tw := &testWriter{t: tt, on: true}
 		cfg.Logger = slog.New(slog.NewTextHandler(tw, &slog.HandlerOptions{Level: slog.LevelDebug}))

@@ -53,7 +53,7 @@ func shared(t testing.TB) *pyrt.Runtime {
 	sharedMu.Lock()
 	defer sharedMu.Unlock()
 	if sharedRT == nil {
-		rt, err := pyrt.New(pyrt.Config{})
+		rt, err := pyrt.New(withTestDefaults(pyrt.Config{}))
 		requirePython(t, err)
 		sharedRT = rt
 	}
@@ -69,9 +69,19 @@ func closeShared() {
 	}
 }
 
+// withTestDefaults gives cfg a StartTimeout for this test binary: the
+// default (15 s) is for a production binary, and a zygote launched from a
+// -race test binary on a loaded machine may take longer.
+func withTestDefaults(cfg pyrt.Config) pyrt.Config {
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = testenv.ScaleDuration(pyrt.DefaultStartTimeout)
+	}
+	return cfg
+}
+
 func newRuntime(t testing.TB, cfg pyrt.Config) *pyrt.Runtime {
 	t.Helper()
-	rt, err := pyrt.New(cfg)
+	rt, err := pyrt.New(withTestDefaults(cfg))
 	requirePython(t, err)
 	t.Cleanup(rt.Close)
 	return rt
