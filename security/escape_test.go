@@ -22,6 +22,14 @@ var (
 	wall300 = sandbox.Limits{WallMs: 300}
 )
 
+// Limits for rows that must not cross them: they stop the runaway loop or
+// timer of an engine that fails the row, and a correct engine stays far
+// below them on this machine (they never exceed the plan's).
+var (
+	cpuStop  = sandbox.Limits{CPUMs: min(testenv.Scale(200), plan.CPUMs)}
+	wallStop = sandbox.Limits{WallMs: min(testenv.Scale(1000), plan.WallMs)}
+)
+
 // escapes are attempts to reach the host or to take the bootstrap's place.
 var escapes = []attack{
 	// Constructor chains and eval: every route to the global object finds
@@ -95,7 +103,7 @@ var escapes = []attack{
 	{"Array.prototype index getter", `Object.defineProperty(Array.prototype, 3, {get() { return undefined }, configurable: true}); let msg; try { await dataProxy.request("fail") } catch (e) { msg = e.message } return msg`, nil0, returns(`"refused by the host"`)},
 	{"Object.prototype[0] setter, then throw", `Object.defineProperty(Object.prototype, "0", {set() { throw new Error("setter") }}); throw new TypeError("mine")`, nil0, throws("TypeError: mine")},
 	{"Object.prototype[0] setter, then return an object", `Object.defineProperty(Object.prototype, "0", {set() { throw new Error("setter") }}); return {a: 1}`, nil0, returns(`{"a":1}`).orElse(throws("TypeError: the result is not JSON-serializable: setter"))},
-	{"Object.prototype[0] setter, throw with a timer pending", `Object.defineProperty(Object.prototype, "0", {set() { throw 1 }}); setInterval(() => {}, 5); throw new TypeError("mine")`, sandbox.Limits{WallMs: 1000}, throws("TypeError: mine")},
+	{"Object.prototype[0] setter, throw with a timer pending", `Object.defineProperty(Object.prototype, "0", {set() { throw 1 }}); setInterval(() => {}, 5); throw new TypeError("mine")`, wallStop, throws("TypeError: mine")},
 
 	// Symbols.
 	{"Symbol.toPrimitive on a thrown value", `throw {[Symbol.toPrimitive]() { while (true) {} }, toString() { while (true) {} }, valueOf() { while (true) {} }}`, nil0, throws("Uncaught ")},
@@ -108,7 +116,7 @@ var escapes = []attack{
 	// Bridge arguments that are not JSON: the host only ever gets JSON.
 	{"status payload that is a function", `reportStatus(() => 1); return 1`, nil0, returns(`1`).orElse(throws("TypeError: reportStatus payload is not JSON-serializable"))},
 	{"status payload that is a Symbol", `reportStatus(Symbol("s")); return 1`, nil0, returns(`1`).orElse(throws("TypeError: reportStatus payload is not JSON-serializable"))},
-	{"params that are a function", `return await dataProxy.request("m", () => 1)`, sandbox.Limits{WallMs: testenv.Scale(2000)}, returns(`null`).orElse(throws("TypeError: dataProxy.request params is not JSON-serializable"))},
+	{"params that are a function", `return await dataProxy.request("m", () => 1)`, wallStop, returns(`null`).orElse(throws("TypeError: dataProxy.request params is not JSON-serializable"))},
 	{"params that are a BigInt", `return await dataProxy.request("m", 1n)`, nil0, throws("TypeError: dataProxy.request params is not JSON-serializable")},
 	{"method that is not a string", `return await dataProxy.request({toString() { return "m" }}, 1)`, nil0, throws("TypeError: dataProxy.request: method must be a string").and(noEvents(sandbox.EventDataRequest))},
 	{"method too long", `return await dataProxy.request("m".repeat(300), 1)`, nil0, throws("TypeError: dataProxy.request: method must be 1 to 256 characters").and(noEvents(sandbox.EventDataRequest))},
@@ -126,9 +134,9 @@ var escapes = []attack{
 	{"Atomics.wait forever", `Atomics.wait(new Int32Array(new SharedArrayBuffer(8)), 0, 0)`, nil0, throws("TypeError: cannot block in this thread")},
 	{"FinalizationRegistry callback after the run", `const r = new FinalizationRegistry(() => reportStatus("finalized")); (function () { for (let i = 0; i < 1000; i++) r.register({}, i) })(); return 1`, nil0, returns(`1`).and(noEvents(sandbox.EventStatus))},
 	{"WeakRef target after the run", `globalThis.w = new WeakRef({a: 1}); setTimeout(() => reportStatus(String(w.deref())), 0); return 1`, nil0, returns(`1`).and(noEvents(sandbox.EventStatus))},
-	{"timers after the result are dropped", `setTimeout(() => reportStatus("late"), 0); setInterval(() => { while (true) {} }, 0); return 1`, cpu200, returns(`1`).and(noEvents(sandbox.EventStatus))},
+	{"timers after the result are dropped", `setTimeout(() => reportStatus("late"), 0); setInterval(() => { while (true) {} }, 0); return 1`, cpuStop, returns(`1`).and(noEvents(sandbox.EventStatus))},
 	{"microtask bridge call after the result", `(async () => { for (let i = 0; i < 3; i++) await null; reportStatus("late") })(); return 1`, nil0, returns(`1`).and(noEvents(sandbox.EventStatus))},
-	{"microtask loop after the result", `(async () => { for (let i = 0; i < 3; i++) await null; while (true) {} })(); return 1`, cpu200, returns(`1`)},
+	{"microtask loop after the result", `(async () => { for (let i = 0; i < 3; i++) await null; while (true) {} })(); return 1`, cpuStop, returns(`1`)},
 	{"timer error after the result", `setTimeout(() => { throw new Error("late") }, 0); return 1`, nil0, returns(`1`)},
 }
 

@@ -14,10 +14,15 @@ import (
 	"github.com/stepbox/stepbox/sandbox"
 )
 
-// plan is generous in time, so that a loaded machine or the race detector
-// does not turn a row that is not about time into a timeout. Rows that cross
-// a time limit on purpose lower it (and so end fast).
-var plan = sandbox.Limits{CPUMs: testenv.Scale(10_000), WallMs: testenv.Scale(20_000)}
+// plan gives time limits no machine that can run the suite reaches, so
+// that a loaded machine or the race detector does not turn a row that is
+// not about time into a timeout. Rows that cross a time limit on purpose
+// lower it, with a step that never ends by itself (and so end fast). caps
+// let the plan keep these limits: the default caps are lower.
+var (
+	plan = sandbox.Limits{CPUMs: testenv.UnreachableCPUMs, WallMs: testenv.UnreachableWallMs}
+	caps = plan
+)
 
 // isolation is one way an Engine runs steps. Every catalogue, the
 // cross-run test and the soak run once per isolation.
@@ -42,6 +47,12 @@ func newEngine(t testing.TB, iso isolation, cfg sandbox.Config) *sandbox.Engine 
 	if cfg.Plans == nil {
 		cfg.Plans = map[string]sandbox.Limits{"default": plan}
 	}
+	if cfg.Caps == (sandbox.Limits{}) {
+		cfg.Caps = caps
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = grace
+	}
 	if iso.apply != nil {
 		iso.apply(&cfg)
 	}
@@ -52,21 +63,29 @@ func newEngine(t testing.TB, iso isolation, cfg sandbox.Config) *sandbox.Engine 
 	return e
 }
 
-// Time allowed past a run's wall-clock limit before the suite calls it a
-// host hang. grace is the process pool's kill grace; slack absorbs a loaded
-// machine (and the race detector's slower host code).
+// Time allowed past a run's wall-clock limit. grace is the engines' own:
+// how long a run may outlive its wall limit before the engine gives up on
+// it (kills its worker, or abandons its in-process runtime) and reports
+// LIMIT_EXCEEDED (limit "time"). The default, a second, is for a service;
+// the suite scales it to this machine, so that a run that stops at its
+// limit, but late on a loaded machine or under the race detector, still
+// ends TIMEOUT. Only the native loops, which nothing stops but the grace,
+// keep the default. slack, on top, is what the suite allows the host
+// around a run (a worker start after a kill, above all) before it calls
+// the run a host hang.
 var (
-	grace = sandbox.DefaultGrace
-	slack = map[bool]time.Duration{false: 2 * time.Second, true: 5 * time.Second}[testenv.Race]
+	grace = testenv.ScaleDuration(sandbox.DefaultGrace)
+	slack = testenv.ScaleDuration(time.Second)
 )
 
 // closeEngine closes e and fails t if Close does not return in time: a run
 // that cannot be ended keeps Close waiting forever.
 func closeEngine(t testing.TB, e *sandbox.Engine) {
 	t.Helper()
+	within := testenv.ScaleDuration(5 * time.Second)
 	done := make(chan error, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), within)
 		defer cancel()
 		done <- e.Close(ctx)
 	}()
@@ -75,7 +94,7 @@ func closeEngine(t testing.TB, e *sandbox.Engine) {
 		if err != nil {
 			t.Errorf("Close had to abort runs that should have ended on their own: %v", err)
 		}
-	case <-time.After(5*time.Second + grace + slack):
+	case <-time.After(within + grace + slack):
 		t.Errorf("HOST HANG: Engine.Close did not return: a run cannot be ended")
 	}
 }
@@ -338,7 +357,7 @@ func fetchAudits(denied int) check {
 // the rows after it.
 type target struct {
 	iso  isolation
-	cfg  sandbox.Config
+	cfg  sandbox.Config // Grace set
 	mu   sync.Mutex
 	eng  *sandbox.Engine   // guarded by mu
 	used []*sandbox.Engine // guarded by mu: every engine, for the final checks
@@ -348,6 +367,9 @@ type target struct {
 func newTarget(t *testing.T, iso isolation, cfg sandbox.Config) *target {
 	if cfg.PoolSize == 0 {
 		cfg.PoolSize = 2
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = grace
 	}
 	tg := &target{iso: iso, cfg: cfg, hung: map[*sandbox.Engine]bool{}}
 	tg.eng = newEngine(t, iso, cfg)
@@ -390,14 +412,20 @@ func (tg *target) finish(t *testing.T) {
 }
 
 // deadline is how long a run with these limits may take from Submit to
-// its terminal event before the suite calls it a host hang.
-func deadline(l sandbox.Limits) time.Duration {
-	wall := plan.WallMs
+// its terminal event before the suite calls it a host hang: its wall
+// limit, or what a row that sets none may take on this machine (the plan's
+// wall limit is out of reach), plus the engine's grace and the slack.
+func (tg *target) deadline(l sandbox.Limits) time.Duration {
+	wall := rowTime
 	if l.WallMs != 0 {
-		wall = l.WallMs
+		wall = time.Duration(l.WallMs) * time.Millisecond
 	}
-	return time.Duration(wall)*time.Millisecond + grace + slack
+	return wall + tg.cfg.Grace + slack
 }
+
+// rowTime bounds a row that sets no wall limit: twenty seconds on the
+// reference machine, scaled to this one. No row takes a second there.
+var rowTime = testenv.ScaleDuration(20 * time.Second)
 
 // answer is the host side of every data request in the suite: method
 // "hold" is never answered, "fail" is refused, anything else gets its params
@@ -445,16 +473,16 @@ func (tg *target) run(t *testing.T, req sandbox.Request) *outcome {
 			}
 		}
 	}()
-	limit := deadline(req.Limits)
+	limit := tg.deadline(req.Limits)
 	select {
 	case <-done:
 	case <-time.After(limit):
-		t.Errorf("HOST HANG: no terminal event %v after Submit (wall limit plus %v); aborting", limit.Round(time.Millisecond), grace+slack)
+		t.Errorf("HOST HANG: no terminal event %v after Submit (wall limit plus %v); aborting", limit.Round(time.Millisecond), tg.cfg.Grace+slack)
 		s.Abort()
 		select {
 		case <-done:
 			t.Errorf("the run ended only when aborted, %v after Submit", time.Since(start).Round(time.Millisecond))
-		case <-time.After(grace + slack):
+		case <-time.After(tg.cfg.Grace + slack):
 			t.Errorf("HOST HANG: Session.Abort did not end the run either; moving the remaining rows to a new engine")
 			tg.poison(t)
 			return nil
