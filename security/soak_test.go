@@ -58,14 +58,16 @@ const (
 	soakClients  = 4 // per engine
 )
 
-// soakX stretches the soak's generous limits and pauses under the race
-// detector, which makes host code several times slower (QuickJS in-process
-// far more: testenv.Scale is for that).
+// soakX stretches the soak's pauses under the race detector, which makes
+// host code several times slower. It paces the load only: no outcome the
+// soak asserts depends on it. Its bounds (how long a run or Close may take
+// before the soak calls it a hang, how long the figures may take to
+// settle) follow the machine through testenv.ScaleDuration instead.
 var soakX = map[bool]time.Duration{false: 1, true: 6}[testenv.Race]
 
-// soakPlan is generous: only the kinds that cross a limit on purpose set
-// a small one.
-var soakPlan = sandbox.Limits{CPUMs: int(3000 * soakX), WallMs: int(5000 * soakX)}
+// soakPlan has time limits out of reach (the suite's plan): only the kinds
+// that cross a limit on purpose set a small one.
+var soakPlan = plan
 
 // Between two kills the injector waits a random time in this range: long
 // enough for a killed worker to be replaced most of the time, short enough
@@ -228,15 +230,26 @@ func (sk *soaker) fail(format string, args ...any) {
 	}
 }
 
-// hangAfter bounds a run from Submit to its terminal event: its wall limit
-// (twice: one run ahead in the queue), the grace, and room for a worker
-// start after a kill.
-var hangAfter = 2*time.Duration(soakPlan.WallMs)*time.Millisecond + grace + slack + 10*time.Second*soakX
+// hangAfter bounds a run from Submit to its terminal event: what a run of
+// the mix may take on the reference machine (a few seconds), twice (one
+// run ahead in the queue), with room for a worker start after a kill,
+// scaled to this machine; and the grace.
+var hangAfter = testenv.ScaleDuration(20*time.Second) + grace + slack
+
+// killReach is how long before a run's submission a kill may still be what
+// failed it: a worker killed while idle may be taken before it is reaped.
+var killReach = testenv.ScaleDuration(2 * time.Second)
 
 // runOne submits one run of kind k, reads its stream to the end, answering
 // data requests, applies the kind's fault, and checks the outcome. It
 // returns false if the engine refused the run because it is closed.
 func (sk *soaker) runOne(eu engineUnder, k *soakKind, rng *rand.Rand) bool {
+	return sk.runOneThen(eu, k, rng, nil)
+}
+
+// runOneThen is runOne, calling running (if not nil) at the run's first
+// data request: the step is running then.
+func (sk *soaker) runOneThen(eu engineUnder, k *soakKind, rng *rand.Rand, running func()) bool {
 	r := &soakRun{kind: k, iso: eu.iso.name, closing: eu.phase == "closing", i: int(sk.seq.Add(1))}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -289,6 +302,10 @@ func (sk *soaker) runOne(eu engineUnder, k *soakKind, rng *rand.Rand) bool {
 					r.allowed++
 				}
 			case ev.DataRequest != nil:
+				if running != nil {
+					running()
+					running = nil
+				}
 				if k.fault == abortAtData {
 					s.Abort()
 				} else {
@@ -410,7 +427,7 @@ func (sk *soaker) verdict(r *soakRun) string {
 		victim = "zygote"
 	}
 	if se.Code == sandbox.CodeCrashed && (victim == "zygote" || r.iso == "process") || se.Code == sandbox.CodeUnavailable && victim == "zygote" {
-		if sk.kills.between(victim, r.submit.Add(-2*time.Second*soakX), r.end) == 0 {
+		if sk.kills.between(victim, r.submit.Add(-killReach), r.end) == 0 {
 			return fmt.Sprintf("%s with no %s killed: %s", se.Code, victim, se.Message)
 		}
 		return ""
@@ -497,7 +514,7 @@ func gate(eu engineUnder, n int) error {
 		}()
 	}
 	var held []*sandbox.Session
-	timeout := time.After(30 * time.Second * soakX)
+	timeout := time.After(testenv.ScaleDuration(30 * time.Second))
 	for len(held) < n {
 		select {
 		case s := <-arrived:
@@ -625,22 +642,30 @@ func soak(t *testing.T) {
 		defer loadDone.Done()
 		sk.load(closing, seed+100, time.Now().Add(time.Hour))
 	}()
-	time.Sleep(closeAfter)
+	time.Sleep(closeAfter) // pacing: the load builds up
+	// Runs that hold a slot until Close aborts them: once one runs on each
+	// engine (the others queue), Close's deadline is sure to find runs in
+	// flight as well as queued.
 	for _, eu := range closing {
-		for _, k := range heldKinds {
-			if k.lang == sandbox.Python && !sk.python {
-				continue
-			}
-			for range soakPoolSize {
-				loadDone.Add(1) // Done when the run has ended.
-				go func() {
-					defer loadDone.Done()
-					sk.runOne(eu, &k, rand.New(rand.NewPCG(seed, 0)))
-				}()
+		var kinds []*soakKind
+		for i := range heldKinds {
+			if heldKinds[i].lang != sandbox.Python || sk.python {
+				for range soakPoolSize {
+					kinds = append(kinds, &heldKinds[i])
+				}
 			}
 		}
+		first := newFirstStart(len(kinds))
+		for _, k := range kinds {
+			loadDone.Add(1) // Done when the run has ended.
+			go func() {
+				defer loadDone.Done()
+				defer first.ended()
+				sk.runOneThen(eu, k, rand.New(rand.NewPCG(seed, 0)), first.started)
+			}()
+		}
+		<-first.c
 	}
-	time.Sleep(100 * time.Millisecond * soakX) // some start, some queue
 	var closers sync.WaitGroup
 	for _, eu := range engines {
 		closers.Add(1) // Done when Close returns.
@@ -715,6 +740,31 @@ const (
 // rssSlackMiB is larger under the race detector, whose shadow memory grows
 // with the memory the host has touched.
 var rssSlackMiB = map[bool]float64{false: 64, true: 128}[testenv.Race]
+
+// firstStart tells when the first of n runs has started, or all have
+// ended without starting: c is closed then.
+type firstStart struct {
+	c    chan struct{}
+	once sync.Once
+	left atomic.Int64
+}
+
+func newFirstStart(n int) *firstStart {
+	f := &firstStart{c: make(chan struct{})}
+	f.left.Store(int64(n))
+	if n == 0 {
+		f.started()
+	}
+	return f
+}
+
+func (f *firstStart) started() { f.once.Do(func() { close(f.c) }) }
+
+func (f *firstStart) ended() {
+	if f.left.Add(-1) == 0 {
+		f.started()
+	}
+}
 
 // closeAfter is how long the clients run before the engines close under
 // them.
@@ -854,9 +904,10 @@ func measure() figures {
 
 // settle measures until ok holds and the figures have stopped moving (a
 // zygote passes the host the pipes of its next spare process a moment
-// after each run), or timeout passes, and returns the last figures.
+// after each run), or timeout (on the reference machine, scaled to this
+// one) passes, and returns the last figures.
 func settle(ok func(figures) bool, timeout time.Duration) figures {
-	deadline := time.Now().Add(timeout * soakX)
+	deadline := time.Now().Add(testenv.ScaleDuration(timeout))
 	var last figures
 	steady := 0
 	for {
