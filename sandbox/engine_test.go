@@ -23,6 +23,14 @@ var (
 	testCaps = testPlan
 )
 
+// testGrace is the test engines' grace: how long a run may outlive its
+// wall limit before the engine gives up on it (kills its worker, or
+// abandons its in-process runtime) with LIMIT_EXCEEDED (limit "time"). The
+// default second is for a service; scaled to this machine, a run that
+// stops at its wall limit but late, on a loaded machine or under the race
+// detector, still ends TIMEOUT as the tests expect.
+var testGrace = testenv.ScaleDuration(sandbox.DefaultGrace)
+
 // isolation is the isolation every test engine uses: the default (jailed
 // worker processes) unless STEPBOX_TEST_ISOLATION says otherwise, so that
 // one suite checks both modes (scripts/test runs it twice).
@@ -38,6 +46,9 @@ func newEngine(t testing.TB, cfg sandbox.Config) *sandbox.Engine {
 	}
 	if cfg.Caps == (sandbox.Limits{}) {
 		cfg.Caps = testCaps
+	}
+	if cfg.Grace == 0 {
+		cfg.Grace = testGrace
 	}
 	e, err := sandbox.New(cfg)
 	if err != nil {
@@ -57,7 +68,7 @@ var (
 func engine(t *testing.T) *sandbox.Engine {
 	sharedOnce.Do(func() {
 		var err error
-		shared, err = sandbox.New(sandbox.Config{Isolation: isolation, Caps: testCaps, Plans: map[string]sandbox.Limits{"default": testPlan}})
+		shared, err = sandbox.New(sandbox.Config{Isolation: isolation, Caps: testCaps, Grace: testGrace, Plans: map[string]sandbox.Limits{"default": testPlan}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,6 +48,7 @@ func moduleEngine(t testing.TB) *sandbox.Engine {
 		modEng, modErr = sandbox.New(sandbox.Config{
 			Isolation:   isolation,
 			Caps:        testCaps,
+			Grace:       testGrace,
 			Plans:       map[string]sandbox.Limits{"default": testPlan, "sql": testPlan, "none": testPlan},
 			PlanModules: map[string][]string{"sql": {"duckdb"}, "none": {}},
 			Packages:    sandbox.Packages{CacheDir: modDir},

@@ -123,7 +123,7 @@ func TestContextCancelAborts(t *testing.T) {
 
 func TestCloseAbortsRunsInFlight(t *testing.T) {
 	// The runs never end by themselves: only Close ends them.
-	e, err := sandbox.New(sandbox.Config{Isolation: isolation, PoolSize: 2, Caps: testCaps, Plans: map[string]sandbox.Limits{"default": testPlan}})
+	e, err := sandbox.New(sandbox.Config{Isolation: isolation, PoolSize: 2, Caps: testCaps, Grace: testGrace, Plans: map[string]sandbox.Limits{"default": testPlan}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestCloseAbortsRunsInFlight(t *testing.T) {
 }
 
 func TestCloseWaitsForRunsToFinish(t *testing.T) {
-	e, err := sandbox.New(sandbox.Config{Isolation: isolation, Caps: testCaps, Plans: map[string]sandbox.Limits{"default": testPlan}})
+	e, err := sandbox.New(sandbox.Config{Isolation: isolation, Caps: testCaps, Grace: testGrace, Plans: map[string]sandbox.Limits{"default": testPlan}})
 	if err != nil {
 		t.Fatal(err)
 	}
