@@ -392,6 +392,9 @@ func (p *Pool) supervise(s *slot) {
 		default:
 		}
 		w, err := p.startWorker(s.index)
+		if errors.Is(err, ErrClosed) {
+			return // Close interrupted the start: not a failure
+		}
 		p.mu.Lock()
 		if s.attempts > 0 {
 			p.restarts++

@@ -227,10 +227,12 @@ func (w *proc) handshake(timeout time.Duration) error {
 	}
 	// Close must not wait StartTimeout for a worker that is slow to start.
 	done, watched := make(chan struct{}), make(chan struct{})
+	stopped := false
 	go func() {
 		defer close(watched)
 		select {
 		case <-w.p.stop:
+			stopped = true
 			_ = w.out.SetReadDeadline(time.Now())
 		case <-done:
 		}
@@ -240,6 +242,8 @@ func (w *proc) handshake(timeout time.Duration) error {
 	<-watched
 	_ = w.out.SetReadDeadline(time.Time{})
 	switch {
+	case stopped && err != nil:
+		return ErrClosed
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return errors.New("exited before its hello")
 	case errors.Is(err, os.ErrDeadlineExceeded):
