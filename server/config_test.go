@@ -190,6 +190,26 @@ func TestDeployConfigMapIsValid(t *testing.T) {
 	if c.Auth != server.AuthKeys || len(c.Tenants) == 0 {
 		t.Fatalf("%+v", c)
 	}
+
+	// The commented-out egress block is valid too, once uncommented.
+	var block []string
+	for _, line := range strings.Split(cm.Data["stepbox.yaml"], "\n") {
+		if rest, ok := strings.CutPrefix(line, "# "); ok && (rest == "egress:" || len(block) > 0 && strings.HasPrefix(rest, "  ")) {
+			block = append(block, rest)
+		} else if len(block) > 0 {
+			break
+		}
+	}
+	eg, err := server.ParseConfig([]byte(strings.Join(block, "\n")))
+	if err != nil || eg.Egress == nil || len(eg.Egress.Secrets) == 0 {
+		t.Fatalf("the sample egress block: %v\n%s", err, strings.Join(block, "\n"))
+	}
+	if err := eg.ApplyEnv(func(k string) string { return map[string]string{"EXAMPLE_TOKEN": "Bearer example"}[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if err := eg.Validate(); err != nil {
+		t.Fatalf("the sample egress block: %v", err)
+	}
 }
 
 func TestSecretsFromEnvironment(t *testing.T) {

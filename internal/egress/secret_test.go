@@ -337,8 +337,8 @@ func TestSecretRedaction(t *testing.T) {
 	port, _ := strconv.Atoi(u.Port())
 	pol := Policy{Hosts: []string{"api.test"}, UnsafeAllowAddresses: loopback} // evil.test resolves, but is not allowed
 	e := newMappedEnv(t, Config{Policy: pol, TLSConfig: &tls.Config{RootCAs: pki.roots}, Secrets: []Binding{
-		{Host: "api.test", Header: "Authorization", Value: bearer},
-		{Host: "api.test", Header: "X-Api-Key", Value: special},
+		{Origin: "https://api.test", Header: "Authorization", Value: bearer},
+		{Origin: "https://api.test", Header: "X-Api-Key", Value: special},
 	}}, newResolver("api.test", "127.0.0.1", "evil.test", "127.0.0.1"), map[int]int{443: port})
 	run := e.run(t, RunConfig{})
 	ctx := context.Background()
