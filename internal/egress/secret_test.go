@@ -582,3 +582,30 @@ func TestRedactor(t *testing.T) {
 		t.Errorf("headers %q, want %q", h, want)
 	}
 }
+
+// FuzzBindingOrigin: any Origin or Host either fails Validate or gives an
+// origin whose written form reads back as the same origin, on https
+// unless the binding is UnsafeAllowHTTP.
+func FuzzBindingOrigin(f *testing.F) {
+	for _, s := range []string{"https://api.example.com", "https://api.example.com:8443/", "http://[::1]:80",
+		"HTTPS://*.Example.com.", "https://0x7f.1", "https://[a]:1", "https://a.example.com:", "https://*", "api.example.com"} {
+		f.Add(s, false, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, asHost, http bool) {
+		b := Binding{Origin: s, Header: "Authorization", Value: "Bearer long-enough", UnsafeAllowHTTP: http}
+		if asHost {
+			b.Origin, b.Host = "", s
+		}
+		o, err := b.origin()
+		if err != nil {
+			return
+		}
+		if o.scheme == "http" && !http || o.pattern == "*" || o.port < 1 || o.port > 65535 {
+			t.Fatalf("%v accepted as %s", b, o)
+		}
+		back, err := parseOrigin(o.String())
+		if err != nil || back != o {
+			t.Fatalf("%v: %s reads back as %s, %v", b, o, back, err)
+		}
+	})
+}
