@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,11 +27,17 @@ type Egress struct {
 	Policy EgressPolicy `json:"policy"`
 	// Plans narrow Policy for the runs of a plan (never widen it).
 	Plans map[string]EgressPolicy `json:"plans,omitempty"`
-	// Secrets bind credentials to destinations: a request to a matching
-	// host gets the header, added after the policy check. The step cannot
-	// read them: not in input, not in responses (echoes are redacted), not
-	// on redirects to another origin, not in the audit.
+	// Secrets bind credentials to origins: a fetch to a secret's origin
+	// (scheme, host and port) gets its header, added after the policy
+	// check, over https only unless the secret says UnsafeAllowHTTP. The
+	// step cannot read them: not in input, not in responses (echoes are
+	// redacted, see the README's Egress section for what that catches),
+	// not on redirects to another origin, not in the audit.
 	Secrets []Secret `json:"secrets,omitempty"`
+	// RootCAs, if set, are the certificate authorities trusted for https
+	// fetches instead of the system's, e.g. for internal APIs with a
+	// private CA. Nil: the system's roots.
+	RootCAs *x509.CertPool `json:"-"`
 	// AuditLog, if set, receives one JSON line per fetch attempt of every
 	// run. Each run's caller also gets an EventFetch per attempt.
 	AuditLog io.Writer `json:"-"`
@@ -67,16 +75,61 @@ type EgressPolicy struct {
 	UnsafeAllowAddresses []netip.Prefix `json:"unsafeAllowAddresses,omitempty"`
 }
 
-// Secret binds a header to requests for a host pattern.
+// Secret is a credential the step never sees: the FetchProxy sets header
+// Header to Value on the step's fetches to Origin, after the policy has
+// allowed them, replacing any header of that name the step set.
+//
+//	sandbox.Secret{Origin: "https://api.example.com", Header: "Authorization", Value: "Bearer " + token}
+//
+// Origin is "scheme://host[:port]": the secret goes to that scheme, host
+// and port only, never to another port of the host, the host over another
+// scheme, or a redirect to another origin. It is the way to bind a secret
+// since origins came in; the host-only form (Host) means https on port 443.
+//
+// Notes: Validate reports what is wrong with a Secret; New (for
+// Egress.Secrets) and Submit (for Request.Secrets, VALIDATION) refuse an
+// invalid one. Value is never printed: MarshalJSON writes "[REDACTED]".
 type Secret struct {
-	Host   string `json:"host"`
+	// Origin is "https://host" or "https://host:port", the host exact or a
+	// subdomain pattern ("https://*.example.com"), never "*". "http://…"
+	// needs UnsafeAllowHTTP. Without a port, the scheme's default.
+	Origin string `json:"origin,omitempty"`
+	// Host is a host (pattern) without scheme or port, meaning Origin
+	// "https://" + Host: https on port 443 only.
+	//
+	// Deprecated: use Origin. Before origins, Host matched every allowed
+	// scheme and port of the host; set Origin or Host, not both.
+	Host string `json:"host,omitempty"`
+	// Header is the request header the secret is sent as, e.g.
+	// "Authorization" (not one the proxy manages: Host, Content-Length,
+	// Connection, Proxy-*…).
 	Header string `json:"header"`
-	Value  string `json:"value"`
+	// Value is the header's value, at least 8 bytes.
+	Value string `json:"value"`
+	// UnsafeAllowHTTP lets Origin be an http origin: the secret then
+	// travels in clear text. It is an error with an https origin.
+	UnsafeAllowHTTP bool `json:"unsafeAllowHTTP,omitempty"`
 }
 
+// Validate reports every problem of s, joined with errors.Join, each
+// naming its field ("origin: …").
+func (s Secret) Validate() error { return egress.Binding(s).Validate() }
+
 // MarshalJSON never writes the value.
-func (s Secret) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct{ Host, Header, Value string }{s.Host, s.Header, "[REDACTED]"})
+func (s Secret) MarshalJSON() ([]byte, error) { return egress.Binding(s).MarshalJSON() }
+
+// validateSecrets reports every problem of a request's secrets, each with
+// its index.
+func validateSecrets(ss []Secret) error {
+	var errs []error
+	for i, s := range ss {
+		if err := s.Validate(); err != nil {
+			for _, e := range egress.Unjoin(err) {
+				errs = append(errs, fmt.Errorf("secrets[%d]: %w", i, e))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func bindings(ss []Secret) []egress.Binding {
@@ -92,6 +145,9 @@ func newProxy(cfg *Egress) (*egress.Proxy, error) {
 		return nil, nil
 	}
 	c := egress.Config{Policy: egress.Policy(cfg.Policy), Secrets: bindings(cfg.Secrets)}
+	if cfg.RootCAs != nil {
+		c.TLSConfig = &tls.Config{RootCAs: cfg.RootCAs}
+	}
 	var sinks []egress.Auditor
 	if cfg.AuditLog != nil {
 		sinks = append(sinks, egress.NewJSONLines(cfg.AuditLog))

@@ -82,7 +82,7 @@ func newFetchEnv(t *testing.T, lim sandbox.Limits) *fetchEnv {
 				Schemes: []string{"http"}, Hosts: []string{"127.0.0.1"}, Ports: []int{port},
 				UnsafeAllowAddresses: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
 			},
-			Secrets:     []sandbox.Secret{{Host: "127.0.0.1", Header: "Authorization", Value: "Bearer s3cr3t-token"}},
+			Secrets:     []sandbox.Secret{{Origin: srv.URL, Header: "Authorization", Value: "Bearer s3cr3t-token", UnsafeAllowHTTP: true}},
 			AuditLog:    &env.log,
 			AuditLogger: slog.New(slog.NewJSONHandler(&env.slog, nil)),
 		},

@@ -240,6 +240,9 @@ func (e *Engine) prepare(ctx context.Context, req Request) (*jsrt.Job, *tsMapper
 			return nil, nil, newError(CodeValidation, err, "input is %v", err)
 		}
 	}
+	if err := validateSecrets(req.Secrets); err != nil {
+		return nil, nil, newError(CodeValidation, err, "%v", err)
+	}
 	mods, pkgs, err := e.cfg.modules.resolve(ctx, req, plan, code, ts)
 	if err != nil {
 		return nil, nil, err

@@ -78,9 +78,11 @@ type Config struct {
 	// Caps clamp every plan (see sandbox.Config.Caps).
 	Caps sandbox.Limits `json:"caps,omitzero"`
 	// Egress enables fetch: the policy, per-plan narrowing and secrets. Nil:
-	// fetch is off. A secret's value may be written "${NAME}": ApplyEnv
-	// reads it from the environment variable NAME, so the file holds no
-	// credential.
+	// fetch is off. A secret is bound to an origin, {origin:
+	// "https://api.example.com:8443", header, value} (see sandbox.Secret;
+	// the older {host: api.example.com} means https on port 443). Its value
+	// may be written "${NAME}": ApplyEnv reads it from the environment
+	// variable NAME, so the file holds no credential.
 	Egress *sandbox.Egress `json:"egress,omitempty"`
 	// AuditFile, if set, is a file that receives one JSON line per fetch
 	// attempt of every run (appended; created 0600). The audit also goes to
@@ -348,13 +350,20 @@ func (c Config) Validate() error {
 			}
 		}
 		for i, s := range e.Secrets {
-			if s.Host == "" || s.Header == "" {
-				bad(fmt.Sprintf("egress.secrets[%d]", i), "host and header are required")
-			}
+			at := fmt.Sprintf("egress.secrets[%d]", i)
 			if name, ok := secretEnvName(s.Value); ok {
-				bad(fmt.Sprintf("egress.secrets[%d].value", i), "refers to the environment variable %s, which was not read (ApplyEnv)", name)
+				bad(at+".value", "refers to the environment variable %s, which was not read (ApplyEnv)", name)
+				s.Value = "${unread}" // reported; check the rest
 			} else if s.Value == "" {
-				bad(fmt.Sprintf("egress.secrets[%d].value", i), "empty: write the value, or ${NAME} to read it from the environment variable NAME")
+				bad(at+".value", "empty: write the value, or ${NAME} to read it from the environment variable NAME")
+				s.Value = "${empty}"
+			}
+			// The engine's own checks, each as its own line: origin,
+			// header, value.
+			if err := s.Validate(); err != nil {
+				for _, e := range egress.Unjoin(err) {
+					bad(at, "%v", e)
+				}
 			}
 		}
 	}

@@ -190,6 +190,26 @@ func TestDeployConfigMapIsValid(t *testing.T) {
 	if c.Auth != server.AuthKeys || len(c.Tenants) == 0 {
 		t.Fatalf("%+v", c)
 	}
+
+	// The commented-out egress block is valid too, once uncommented.
+	var block []string
+	for _, line := range strings.Split(cm.Data["stepbox.yaml"], "\n") {
+		if rest, ok := strings.CutPrefix(line, "# "); ok && (rest == "egress:" || len(block) > 0 && strings.HasPrefix(rest, "  ")) {
+			block = append(block, rest)
+		} else if len(block) > 0 {
+			break
+		}
+	}
+	eg, err := server.ParseConfig([]byte(strings.Join(block, "\n")))
+	if err != nil || eg.Egress == nil || len(eg.Egress.Secrets) == 0 {
+		t.Fatalf("the sample egress block: %v\n%s", err, strings.Join(block, "\n"))
+	}
+	if err := eg.ApplyEnv(func(k string) string { return map[string]string{"EXAMPLE_TOKEN": "Bearer example"}[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if err := eg.Validate(); err != nil {
+		t.Fatalf("the sample egress block: %v", err)
+	}
 }
 
 func TestSecretsFromEnvironment(t *testing.T) {
@@ -197,8 +217,8 @@ func TestSecretsFromEnvironment(t *testing.T) {
 egress:
   policy: {hosts: ["api.example.com"]}
   secrets:
-    - {host: api.example.com, header: Authorization, value: "${EXAMPLE_TOKEN}"}
-    - {host: api.example.com, header: X-Literal, value: "plain"}
+    - {origin: "https://api.example.com", header: Authorization, value: "${EXAMPLE_TOKEN}"}
+    - {host: api.example.com, header: X-Literal, value: "plain-literal"}
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +241,7 @@ egress:
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if c.Egress.Secrets[0].Value != "Bearer s3cret" || c.Egress.Secrets[1].Value != "plain" {
+	if c.Egress.Secrets[0].Value != "Bearer s3cret" || c.Egress.Secrets[1].Value != "plain-literal" {
 		t.Fatalf("secrets %+v", c.Egress.Secrets)
 	}
 	if orig.Secrets[0].Value != "${EXAMPLE_TOKEN}" {
@@ -234,6 +254,87 @@ egress:
 	b, _ := json.Marshal(c)
 	if strings.Contains(string(b), "s3cret") {
 		t.Fatalf("secret in %s", b)
+	}
+}
+
+// TestSecretConfig: secrets in the file are bound to origins and checked
+// by Validate as the engine will check them, every problem on its own line
+// naming the entry and the field.
+func TestSecretConfig(t *testing.T) {
+	c, err := server.ParseConfig([]byte(`
+egress:
+  policy: {hosts: ["api.example.com"], schemes: [https, http], ports: [443, 8443, 8080]}
+  secrets:
+    - {origin: "https://api.example.com:8443", header: Authorization, value: "Bearer long-enough"}
+    - {origin: "http://api.example.com:8080", header: X-Key, value: "long-enough", unsafeAllowHTTP: true}
+    - {host: api.example.com, header: X-Old, value: "long-enough"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	ec := c.EngineConfig()
+	ec.Isolation, ec.Warm = sandbox.IsolationInProcess, -1
+	e, err := sandbox.New(ec)
+	if err != nil {
+		t.Fatalf("the engine refuses what Validate accepted: %v", err)
+	}
+	e.Close(context.Background())
+	b, _ := json.Marshal(c.Egress.Secrets)
+	if want := `[{"origin":"https://api.example.com:8443","header":"Authorization","value":"[REDACTED]"},` +
+		`{"origin":"http://api.example.com:8080","header":"X-Key","value":"[REDACTED]","unsafeAllowHTTP":true},` +
+		`{"host":"api.example.com","header":"X-Old","value":"[REDACTED]"}]`; string(b) != want {
+		t.Errorf("printed secrets\n%s\nwant\n%s", b, want)
+	}
+
+	c, err = server.ParseConfig([]byte(`
+egress:
+  policy: {hosts: ["api.example.com"]}
+  secrets:
+    - {header: Authorization, value: "Bearer long-enough"}
+    - {origin: "http://api.example.com", header: Authorization, value: "Bearer long-enough"}
+    - {host: "api.example.com:8443", header: Authorization, value: "${TOKEN}"}
+    - {origin: "https://*", header: "Bad Header", value: "short"}
+    - {origin: "https://api.example.com", header: X-Key, value: "long-enough", unsafeAlowHTTP: true}
+`))
+	if err == nil || !strings.Contains(err.Error(), "egress.secrets[4].unsafeAlowHTTP: unknown field") {
+		t.Fatalf("a misspelt key: %v", err)
+	}
+	c, err = server.ParseConfig([]byte(`
+egress:
+  policy: {hosts: ["api.example.com"]}
+  secrets:
+    - {header: Authorization, value: "Bearer long-enough"}
+    - {origin: "http://api.example.com", header: Authorization, value: "Bearer long-enough"}
+    - {host: "api.example.com:8443", header: Authorization, value: "${TOKEN}"}
+    - {origin: "https://*", header: "Bad Header", value: "short"}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Validate()
+	if err == nil {
+		t.Fatal("Validate accepted bad secrets")
+	}
+	want := []string{
+		`egress.secrets[0]: origin: required: the scheme, host and port the secret is for, e.g. "https://api.example.com"`,
+		`egress.secrets[1]: origin: "http://api.example.com" is plain http: the secret would travel in clear text; use an https origin, or set unsafeAllowHTTP`,
+		`egress.secrets[2].value: refers to the environment variable TOKEN, which was not read (ApplyEnv)`,
+		`egress.secrets[2]: host: "api.example.com:8443" has a port, and host means https on port 443: write origin: "https://api.example.com:8443"`,
+		`egress.secrets[3]: origin: "https://*": a secret for every host ("*") would go to any server the policy allows`,
+		`egress.secrets[3]: header: "Bad Header" is not a valid header name`,
+		`egress.secrets[3]: value: shorter than 8 bytes`,
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%v", len(lines), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d:\n%s\nwant it to start\n%s", i, lines[i], w)
+		}
 	}
 }
 

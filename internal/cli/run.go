@@ -32,8 +32,10 @@ Flags:
   --cpu DURATION       CPU time limit, e.g. 500ms or 2s (sets cpuMs)
   --timeout DURATION   wall-clock limit, e.g. 10s (sets wallMs)
   --egress FILE        enable fetch: a JSON file {"policy": {"hosts": [...], ...},
-                       "secrets": [{"host", "header", "value"}]}; without it
-                       every fetch fails
+                       "secrets": [{"origin": "https://api.example.com:8443",
+                       "header", "value"}]} (a secret goes to that scheme, host
+                       and port only; "http://..." needs "unsafeAllowHTTP":
+                       true); without it every fetch fails
   --modules LIST       the built-in modules the step gets, comma-separated (the
                        flag may repeat): duckdb and glpk become globals of that
                        name, e.g. --modules duckdb,glpk; npm packages need no

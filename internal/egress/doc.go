@@ -6,7 +6,7 @@
 //
 //	proxy, err := egress.New(egress.Config{
 //		Policy:  egress.Policy{Hosts: []string{"api.example.com", "*.cdn.example.com"}},
-//		Secrets: []egress.Binding{{Host: "api.example.com", Header: "Authorization", Value: "Bearer " + token}},
+//		Secrets: []egress.Binding{{Origin: "https://api.example.com", Header: "Authorization", Value: "Bearer " + token}},
 //		Auditor: egress.NewJSONLines(auditLog),
 //	})
 //	run, err := proxy.NewRun(egress.RunConfig{
@@ -85,11 +85,40 @@
 //
 // # Credentials
 //
-// Config.Secrets and RunConfig.Secrets bind a header value to a host
-// pattern (see Binding): added after the policy check, only for the origin
-// the guest asked for (never on a redirect to another origin), replacing any
-// guest header of that name, scrubbed from response headers and body, and
-// never written to audit records or error reasons.
+// Config.Secrets and RunConfig.Secrets bind a header value to an origin,
+// scheme://host[:port] (see Binding): added after the policy check, only
+// when the request's scheme, host and port are the binding's (another port
+// of the host, or the host over another scheme, is another origin), over
+// https only unless the binding says UnsafeAllowHTTP, never on a redirect
+// to another origin, replacing any guest header of that name. The
+// deprecated host-only form means https on port 443. The audit never
+// holds a secret.
+//
+// Redaction. What comes back from upstream is scrubbed of every secret of
+// the run (sent on this fetch or not) before the guest sees it; each copy
+// becomes "[REDACTED]". It finds:
+//
+//   - the whole value, and for a value "<scheme> <credential>" ("Bearer
+//     abc…", "Basic dXNl…") the credential alone too when it is at least
+//     MinSecretLen bytes, since servers echo tokens without their scheme;
+//   - in any ASCII case (servers and HTTP/2 change the case of what they
+//     echo; header names are case-insensitive);
+//   - in response header names and values (the whole header is replaced),
+//     the status text, the body after gzip decoding, read whole before it
+//     is scrubbed (so however the server chunked it), the final URL after
+//     redirects, and the reason and audit record of a failed fetch (a
+//     redirect's Location, a transport error quoting the response).
+//
+// It does not find a transformed copy: base64 or hex of the secret,
+// percent-encoding of characters that need it (a credential with "/", "+"
+// or "="), JSON \u or HTML escapes, a part of it (a prefix, or each half
+// in a different response), a body in a content coding the proxy did not
+// ask for (deflate, br: the guest gets the raw bytes and can decode them),
+// or anything an upstream stores and returns in another form. It is a last
+// line against an upstream that reflects credentials, not against one that
+// wants to disclose them: bind secrets only to APIs trusted with them, and
+// never to an origin where the step's own data is served back verbatim.
+// secret_test.go (TestSecretRedaction) pins each of these cases.
 //
 // # Audit
 //

@@ -66,8 +66,10 @@ type Response struct {
 	Status     int    `json:"status"`
 	StatusText string `json:"statusText"`
 	// Headers are (lower-case name, value) pairs, one per value, sorted by
-	// name. Hop-by-hop headers are removed; a header whose value contains
-	// a secret the proxy sent reads "[REDACTED]".
+	// name. Hop-by-hop headers are removed; a header whose value holds a
+	// secret of the run (in any case) reads "[REDACTED]", and one whose
+	// name holds one is ("[redacted]", "[REDACTED]"). StatusText, Body and
+	// URL are scrubbed the same way (see Binding).
 	Headers      [][2]string `json:"headers"`
 	Body         string      `json:"body"`
 	BodyEncoding string      `json:"bodyEncoding,omitempty"`
@@ -102,7 +104,13 @@ func (r *Run) Fetch(ctx context.Context, req Request) (*Response, error) {
 	resp, e := r.fetch(ctx, req, &rec)
 	rec.Duration = time.Since(start)
 	rec.Decision = DecisionAllow
+	// What upstream said can reach a reason (a redirect's Location, a
+	// transport error quoting the response) and the audit's URLs.
+	rec.URL, rec.FinalURL = r.redact.scrubString(rec.URL), r.redact.scrubString(rec.FinalURL)
 	if e != nil {
+		if s := r.redact.scrubString(e.Reason); s != e.Reason {
+			e = &Error{Kind: e.Kind, Limit: e.Limit, Reason: s, err: e.err}
+		}
 		rec.Kind, rec.Limit, rec.Reason = e.Kind, e.Limit, e.Reason
 		if e.Kind != KindNetwork && e.Kind != KindTimeout {
 			rec.Decision = DecisionDeny
@@ -200,7 +208,6 @@ func (r *Run) fetch(ctx context.Context, req Request, rec *Record) (*Response, *
 	for _, b := range creds {
 		header.Del(b.header)
 	}
-	var sentSecrets []string
 
 	for hop := 0; ; hop++ {
 		// Row 10: resolve once, check every answer, pin what was checked.
@@ -220,9 +227,6 @@ func (r *Run) fetch(ctx context.Context, req Request, rec *Record) (*Response, *
 		if t.origin() == first {
 			for _, b := range creds {
 				h.Set(b.header, b.value)
-				if !slices.Contains(sentSecrets, b.value) {
-					sentSecrets = append(sentSecrets, b.value)
-				}
 			}
 		}
 		var connected atomic.Pointer[netip.Addr]
@@ -260,7 +264,7 @@ func (r *Run) fetch(ctx context.Context, req Request, rec *Record) (*Response, *
 		// Row 12: redirects, followed by hand; each hop re-runs rows 4-10.
 		loc := resp.Header.Get("Location")
 		if !isRedirect(resp.StatusCode) || loc == "" || req.Redirect == RedirectManual {
-			return r.readResponse(ctx, resp, t, hop > 0, sentSecrets, timeout, rec)
+			return r.readResponse(ctx, resp, t, hop > 0, timeout, rec)
 		}
 		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10) // lets the connection be reused
 		resp.Body.Close()
@@ -362,7 +366,7 @@ func requestBody(req Request) ([]byte, *Error) {
 // readResponse reads the body within the per-response and per-run caps and
 // builds the guest's Response.
 func (r *Run) readResponse(ctx context.Context, resp *http.Response, t *target, redirected bool,
-	secrets []string, timeout time.Duration, rec *Record) (*Response, *Error) {
+	timeout time.Duration, rec *Record) (*Response, *Error) {
 	defer resp.Body.Close()
 	limit := r.rules.maxResponse
 	// A declared length over a cap fails before reading anything. (A HEAD
@@ -398,14 +402,16 @@ func (r *Run) readResponse(ctx context.Context, resp *http.Response, t *target, 
 		}
 	}
 
+	// Everything upstream wrote that the guest gets is scrubbed of the
+	// run's secrets (see redactor).
 	headers := responseHeaders(resp.Header)
-	scrubHeaders(headers, secrets)
-	body = scrubBody(body, secrets)
+	r.redact.scrubHeaders(headers)
+	body = r.redact.scrub(body)
 	out := &Response{
 		Status:     resp.StatusCode,
-		StatusText: strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode))),
+		StatusText: r.redact.scrubString(strings.TrimSpace(strings.TrimPrefix(resp.Status, strconv.Itoa(resp.StatusCode)))),
 		Headers:    headers,
-		URL:        t.url.String(),
+		URL:        r.redact.scrubString(t.url.String()),
 		Redirected: redirected,
 	}
 	if out.Headers == nil {

@@ -193,7 +193,8 @@ type Run struct {
 	rules     *rules
 	maxReqs   int
 	maxBytes  int64
-	secrets   []binding
+	secrets   []binding // the run's, then the proxy's
+	redact    *redactor // every one of secrets
 	auditor   Auditor
 	transport *http.Transport
 	ctx       context.Context // done when the run is closed
@@ -234,6 +235,7 @@ func (p *Proxy) NewRun(cfg RunConfig) (*Run, error) {
 		secrets:  append(secrets, p.secrets...),
 		auditor:  cfg.Auditor,
 	}
+	r.redact = newRedactor(r.secrets)
 	r.maxReqs = r.rules.maxRequests
 	if n := cfg.Limits.MaxRequests; n > 0 && n < r.maxReqs {
 		r.maxReqs = n

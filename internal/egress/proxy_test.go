@@ -621,14 +621,14 @@ func TestSecrets(t *testing.T) {
 		Policy:    policyFor(b, "api.test", "other.test"),
 		TLSConfig: &tls.Config{RootCAs: pki.roots},
 		Secrets: []Binding{
-			{Host: "api.test", Header: "Authorization", Value: secret},
-			{Host: "api.test", Header: "X-Api-Key", Value: "proxy-level-key-1"},
+			{Origin: b.url("api.test", ""), Header: "Authorization", Value: secret},
+			{Origin: b.url("api.test", ""), Header: "X-Api-Key", Value: "proxy-level-key-1"},
 		},
 	}, res)
 	var auditLog bytes.Buffer
 	jl := NewJSONLines(&auditLog)
 	run := e.run(t, RunConfig{
-		Secrets: []Binding{{Host: "*.test", Header: "X-Api-Key", Value: runSecret}},
+		Secrets: []Binding{{Origin: b.url("*.test", ""), Header: "X-Api-Key", Value: runSecret}},
 		Auditor: jl,
 	})
 	ctx := context.Background()
@@ -712,7 +712,7 @@ func TestSecrets(t *testing.T) {
 		}
 	})
 	t.Run("binding never prints its value", func(t *testing.T) {
-		bd := Binding{Host: "api.test", Header: "Authorization", Value: secret}
+		bd := Binding{Origin: "https://api.test", Host: "api.test", Header: "Authorization", Value: secret, UnsafeAllowHTTP: true}
 		j, _ := json.Marshal(bd)
 		for _, s := range []string{fmt.Sprint(bd), fmt.Sprintf("%+v", bd), fmt.Sprintf("%#v", bd), string(j)} {
 			if strings.Contains(s, "s3cr3t") {
@@ -952,7 +952,7 @@ func TestNewValidates(t *testing.T) {
 		t.Fatal("New accepted an invalid config")
 	}
 	for _, want := range []string{"schemes[0]", "hosts[0]", "remove the scheme", "hosts[1]", "ports[0]",
-		"secrets[0]", "host: empty host pattern", "managed by the proxy", "shorter than 8"} {
+		"secrets[0]: origin: required", "secrets[0]: header: \"Host\" is managed by the proxy", "secrets[0]: value: shorter than 8"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not mention %q:\n%v", want, err)
 		}

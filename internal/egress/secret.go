@@ -2,10 +2,14 @@ package egress
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"net/textproto"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -18,40 +22,64 @@ const MinSecretLen = 8
 const redacted = "[REDACTED]"
 
 // Binding is a credential the step never sees: the proxy sets header Header
-// to Value on requests to hosts matching Host, after the policy has allowed
+// to Value on requests to the origin Origin, after the policy has allowed
 // the request.
 //
-//	egress.Binding{Host: "api.example.com", Header: "Authorization", Value: "Bearer " + token}
+//	egress.Binding{Origin: "https://api.example.com", Header: "Authorization", Value: "Bearer " + token}
 //
 // Rules, in the order they apply:
-//   - Host is a pattern as in Policy.Hosts. A Binding never allows a host;
-//     the Policy must allow it too.
-//   - The guest's own header of the same name is removed, so the guest can
-//     neither override nor duplicate the credential.
-//   - The header is sent only to the origin (scheme, host, port) the guest
-//     asked for: a redirect to any other origin, even one matching Host,
-//     goes without it. Authorization and Cookie headers the guest set
-//     itself are also dropped on a cross-origin redirect, as a browser does.
-//   - Response headers whose value contains Value are replaced by
-//     "[REDACTED]", and occurrences of Value in the response body are
-//     replaced too (best effort: an upstream that reflects a transformed
-//     credential, say base64 of it, is not caught).
+//   - Origin is a scheme, a host and a port, "https://api.example.com" or
+//     "https://api.example.com:8443" (no path; the scheme's default port
+//     when none is written). The secret goes to that origin only: not to
+//     another port of the host, not to the host over another scheme. The
+//     host may be a pattern as in Policy.Hosts ("https://*.example.com",
+//     any subdomain on 443), but not "*". A Binding never allows a
+//     request; the Policy must allow it too.
+//   - Only over https, unless UnsafeAllowHTTP is set and Origin is an
+//     http origin: over http the secret travels in clear text, readable
+//     and replayable by anyone on the path.
+//   - The guest's own header of the same name (in any case) is removed, so
+//     the guest can neither override nor duplicate the credential.
+//   - The header is sent only to the origin the guest asked for: a redirect
+//     to any other origin, even one another binding matches, and the same
+//     host on another port or scheme too, goes without it. Authorization
+//     and Cookie headers the guest set itself are also dropped on a
+//     cross-origin redirect, as a browser does.
+//   - What comes back is scrubbed of every secret of the run, whether or
+//     not it was sent on this fetch, in any ASCII case; the package doc
+//     ("Redaction") lists what is caught and what is not (encoded or
+//     partial copies).
 //   - Value never appears in audit records, error reasons, or the String,
 //     GoString, LogValue or JSON forms of a Binding.
 //
 // Per-run bindings (RunConfig.Secrets) come before the proxy's
 // (Config.Secrets): for one header name, the first matching binding wins.
 type Binding struct {
-	Host   string `json:"host" yaml:"host"`
+	// Origin is "scheme://host[:port]": https (or http with
+	// UnsafeAllowHTTP), a host or host pattern, an optional port (default:
+	// 443 for https, 80 for http). Case and a trailing "/" do not matter.
+	Origin string `json:"origin,omitempty" yaml:"origin,omitempty"`
+	// Host is the form before origins, still accepted: a host (pattern)
+	// without scheme or port, meaning Origin "https://" + Host, so https
+	// on port 443 only. Set Origin or Host, not both.
+	//
+	// Deprecated: use Origin. Before origins, Host matched every allowed
+	// scheme and port of the host.
+	Host   string `json:"host,omitempty" yaml:"host,omitempty"`
 	Header string `json:"header" yaml:"header"`
 	Value  string `json:"value" yaml:"value"` // marshalled as "[REDACTED]"
+	// UnsafeAllowHTTP lets Origin be an http origin, so that the secret
+	// travels in clear text. It permits nothing else: it is an error with
+	// an https origin or with Host.
+	UnsafeAllowHTTP bool `json:"unsafeAllowHTTP,omitempty" yaml:"unsafeAllowHTTP,omitempty"`
 }
 
-// Validate reports every problem in b, joined with errors.Join.
+// Validate reports every problem in b, joined with errors.Join; each names
+// its field as in JSON ("origin: …").
 func (b Binding) Validate() error {
 	var errs []error
-	if _, err := canonicalHostPattern(b.Host); err != nil {
-		errs = append(errs, fmt.Errorf("host: %w", err))
+	if _, err := b.origin(); err != nil {
+		errs = append(errs, err)
 	}
 	switch {
 	case !validHeaderName(b.Header):
@@ -68,9 +96,160 @@ func (b Binding) Validate() error {
 	return errors.Join(errs...)
 }
 
+// Unjoin returns the errors that errors.Join joined into err, or err
+// alone, so that a caller can put its field prefix on each line of
+// Validate's report.
+func Unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// originPattern is a Binding's origin in canonical form.
+type originPattern struct {
+	scheme  string // "https" or "http"
+	pattern string // canonical host pattern (see canonicalHostPattern)
+	port    int
+}
+
+// String is the origin as it is written: scheme://host[:port], the port
+// only when it is not the scheme's default.
+func (o originPattern) String() string {
+	h := o.pattern
+	if strings.Contains(h, ":") {
+		h = "[" + h + "]"
+	}
+	if o.port != defaultPort(o.scheme) {
+		h += ":" + strconv.Itoa(o.port)
+	}
+	return o.scheme + "://" + h
+}
+
+// origin returns b's origin: Origin, or the deprecated Host as https on 443.
+func (b Binding) origin() (originPattern, error) {
+	switch {
+	case b.Origin != "" && b.Host != "":
+		return originPattern{}, errors.New("host: set origin, or the deprecated host, not both")
+	case b.Origin == "" && b.Host == "":
+		return originPattern{}, errors.New(`origin: required: the scheme, host and port the secret is for, e.g. "https://api.example.com" or "https://api.example.com:8443"`)
+	case b.Host != "":
+		return b.hostOrigin()
+	}
+	o, err := parseOrigin(b.Origin)
+	if err != nil {
+		return o, fmt.Errorf("origin: %w", err)
+	}
+	switch {
+	case o.scheme == "http" && !b.UnsafeAllowHTTP:
+		return o, fmt.Errorf("origin: %q is plain http: the secret would travel in clear text; use an https origin, or set unsafeAllowHTTP", b.Origin)
+	case o.scheme == "https" && b.UnsafeAllowHTTP:
+		return o, fmt.Errorf("unsafeAllowHTTP: set, but origin %q is https (unsafeAllowHTTP only permits an http origin)", b.Origin)
+	}
+	return o, nil
+}
+
+// hostOrigin reads the deprecated Host form: a host pattern alone, which
+// means https on port 443. Anything more is refused with the origin to
+// write instead, rather than guessed.
+func (b Binding) hostOrigin() (originPattern, error) {
+	h := b.Host
+	if strings.Contains(h, "://") {
+		return originPattern{}, fmt.Errorf("host: %q has a scheme: write it as origin: %q", h, strings.TrimSuffix(h, "/"))
+	}
+	if a, err := netip.ParseAddr(h); err == nil && a.Is6() {
+		h = "[" + h + "]" // a bare IPv6 address: its colons are no port
+	}
+	o, err := parseOrigin("https://" + h)
+	if err != nil {
+		return o, fmt.Errorf("host: %w", err)
+	}
+	if o.port != 443 {
+		return o, fmt.Errorf("host: %q has a port, and host means https on port 443: write origin: %q", b.Host, o.String())
+	}
+	if b.UnsafeAllowHTTP {
+		return o, fmt.Errorf("unsafeAllowHTTP: host %q means https; to send the secret over plain http write origin: \"http://%s\" with unsafeAllowHTTP", b.Host, b.Host)
+	}
+	return o, nil
+}
+
+// parseOrigin reads "scheme://host[:port]" (a trailing "/" allowed).
+func parseOrigin(s string) (originPattern, error) {
+	form := func(why string) error {
+		return fmt.Errorf("%q is not an origin (%s): want scheme://host[:port], e.g. \"https://api.example.com:8443\"", s, why)
+	}
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return originPattern{}, form("no scheme")
+	}
+	o := originPattern{scheme: strings.ToLower(scheme)}
+	if o.scheme != "https" && o.scheme != "http" {
+		return o, fmt.Errorf("%q: scheme %q is not supported (want https, or http with unsafeAllowHTTP)", s, scheme)
+	}
+	rest = strings.TrimSuffix(rest, "/")
+	switch {
+	case strings.ContainsAny(rest, "/?#"):
+		return o, form("a secret is bound to a whole origin, not to a path")
+	case strings.Contains(rest, "@"):
+		return o, form("no user:password@")
+	case rest == "":
+		return o, form("no host")
+	}
+	host, portText, hasPort := rest, "", false
+	if strings.HasPrefix(rest, "[") {
+		end := strings.IndexByte(rest, ']')
+		if end < 0 {
+			return o, form("unclosed [")
+		}
+		a, err := netip.ParseAddr(rest[1:end])
+		if err != nil || !a.Is6() {
+			return o, form("only an IPv6 address goes in brackets")
+		}
+		host = rest[:end+1]
+		if after := rest[end+1:]; after != "" {
+			if after[0] != ':' {
+				return o, form("junk after ]")
+			}
+			portText, hasPort = after[1:], true
+		}
+	} else if i := strings.LastIndexByte(rest, ':'); i >= 0 {
+		host, portText, hasPort = rest[:i], rest[i+1:], true
+	}
+	o.port = defaultPort(o.scheme)
+	if hasPort {
+		n, ok := parsePort(portText)
+		if !ok || n == 0 || portText == "" {
+			return o, fmt.Errorf("%q: %q is not a port (want 1-65535)", s, portText)
+		}
+		o.port = n
+	}
+	if host == "*" {
+		return o, fmt.Errorf("%q: a secret for every host (\"*\") would go to any server the policy allows, the step's own included; bind it to the API's origin", s)
+	}
+	p, err := canonicalHostPattern(host)
+	if err != nil {
+		return o, err
+	}
+	o.pattern = p
+	return o, nil
+}
+
 // String returns the Binding with Value redacted.
 func (b Binding) String() string {
-	return fmt.Sprintf("Binding{Host: %q, Header: %q, Value: %s}", b.Host, b.Header, redacted)
+	var s strings.Builder
+	s.WriteString("Binding{")
+	if b.Origin != "" || b.Host == "" {
+		fmt.Fprintf(&s, "Origin: %q, ", b.Origin)
+	}
+	if b.Host != "" {
+		fmt.Fprintf(&s, "Host: %q, ", b.Host)
+	}
+	fmt.Fprintf(&s, "Header: %q, Value: %s", b.Header, redacted)
+	if b.UnsafeAllowHTTP {
+		s.WriteString(", UnsafeAllowHTTP: true")
+	}
+	s.WriteString("}")
+	return s.String()
 }
 
 // GoString returns the Binding with Value redacted, for %#v.
@@ -78,21 +257,46 @@ func (b Binding) GoString() string { return "egress." + b.String() }
 
 // LogValue returns the Binding with Value redacted, for log/slog.
 func (b Binding) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("host", b.Host), slog.String("header", b.Header),
-		slog.String("value", redacted))
+	attrs := []slog.Attr{slog.String("origin", b.Origin)}
+	if b.Host != "" {
+		attrs = append(attrs, slog.String("host", b.Host))
+	}
+	attrs = append(attrs, slog.String("header", b.Header), slog.String("value", redacted))
+	if b.UnsafeAllowHTTP {
+		attrs = append(attrs, slog.Bool("unsafeAllowHTTP", true))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// bindingJSON is the JSON form of a Binding.
+type bindingJSON struct {
+	Origin          string `json:"origin,omitempty"`
+	Host            string `json:"host,omitempty"`
+	Header          string `json:"header"`
+	Value           string `json:"value"`
+	UnsafeAllowHTTP bool   `json:"unsafeAllowHTTP,omitempty"`
 }
 
 // MarshalJSON encodes the Binding with Value redacted, so that printing a
 // configuration never shows a secret. (Decoding reads Value normally.)
 func (b Binding) MarshalJSON() ([]byte, error) {
-	return fmt.Appendf(nil, `{"host":%q,"header":%q,"value":%q}`, b.Host, b.Header, redacted), nil
+	j := bindingJSON(b)
+	j.Value = redacted
+	return json.Marshal(j)
 }
 
 // binding is a validated Binding in canonical form.
 type binding struct {
-	pattern string
-	header  string // canonical MIME header key
-	value   string
+	origin originPattern
+	header string // canonical MIME header key
+	value  string
+}
+
+// matches reports whether b applies to a request for t: its scheme, its
+// port, and a host its pattern matches. A binding to http exists only with
+// UnsafeAllowHTTP (Validate).
+func (b binding) matches(t *target) bool {
+	return t.scheme == b.origin.scheme && t.port == b.origin.port && matchHost(b.origin.pattern, t.host, t.ip.IsValid())
 }
 
 // compileBindings validates bs; field names in errors start with prefix.
@@ -101,11 +305,13 @@ func compileBindings(prefix string, bs []Binding) ([]binding, error) {
 	var errs []error
 	for i, b := range bs {
 		if err := b.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("egress: %s[%d]: %w", prefix, i, err))
+			for _, e := range Unjoin(err) {
+				errs = append(errs, fmt.Errorf("egress: %s[%d]: %w", prefix, i, e))
+			}
 			continue
 		}
-		p, _ := canonicalHostPattern(b.Host)
-		out = append(out, binding{pattern: p, header: textproto.CanonicalMIMEHeaderKey(b.Header), value: b.Value})
+		o, _ := b.origin()
+		out = append(out, binding{origin: o, header: textproto.CanonicalMIMEHeaderKey(b.Header), value: b.Value})
 	}
 	return out, errors.Join(errs...)
 }
@@ -117,7 +323,7 @@ func selectBindings(t *target, lists ...[]binding) []binding {
 	for _, l := range lists {
 	next:
 		for _, b := range l {
-			if !matchHost(b.pattern, t.host, t.ip.IsValid()) {
+			if !b.matches(t) {
 				continue
 			}
 			for _, o := range out {
@@ -131,24 +337,126 @@ func selectBindings(t *target, lists ...[]binding) []binding {
 	return out
 }
 
-// scrubHeaders replaces every header value containing one of secrets.
-func scrubHeaders(h [][2]string, secrets []string) {
-	for i := range h {
-		for _, s := range secrets {
-			if strings.Contains(h[i][1], s) {
-				h[i][1] = redacted
-				break
+// redactor finds a run's secrets in what comes back from upstream, before
+// the guest sees it, and replaces them with "[REDACTED]": each whole value
+// and the credential part of "<scheme> <credential>", in any ASCII case.
+// The package doc ("Redaction") says where the proxy applies it and what
+// it does not catch.
+//
+// A redactor is immutable and safe for concurrent use.
+type redactor struct {
+	needles []string // ASCII lower-case; longest first, no duplicates
+}
+
+// newRedactor returns the redactor for the secrets of lists.
+func newRedactor(lists ...[]binding) *redactor {
+	r := &redactor{}
+	add := func(s string) {
+		if s = asciiLower(s); len(s) >= MinSecretLen && !slices.Contains(r.needles, s) {
+			r.needles = append(r.needles, s)
+		}
+	}
+	for _, l := range lists {
+		for _, b := range l {
+			add(b.value)
+			if scheme, cred, ok := strings.Cut(b.value, " "); ok && validHeaderName(scheme) {
+				add(strings.Trim(cred, " \t"))
 			}
 		}
 	}
+	slices.SortStableFunc(r.needles, func(a, b string) int { return len(b) - len(a) })
+	return r
 }
 
-// scrubBody replaces every occurrence of one of secrets in body.
-func scrubBody(body []byte, secrets []string) []byte {
-	for _, s := range secrets {
-		if bytes.Contains(body, []byte(s)) {
-			body = bytes.ReplaceAll(body, []byte(s), []byte(redacted))
+// asciiLower lower-cases ASCII letters only, so that lengths and the
+// positions of every byte stay as they were.
+func asciiLower(s string) string { return string(asciiLowerBytes([]byte(s))) }
+
+func asciiLowerBytes(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// spans returns the merged [start, end) ranges of b that hold a needle.
+func (r *redactor) spans(b []byte) [][2]int {
+	if len(r.needles) == 0 || len(b) < MinSecretLen {
+		return nil
+	}
+	lower := asciiLowerBytes(b)
+	var spans [][2]int
+	for _, n := range r.needles {
+		for off := 0; ; {
+			i := bytes.Index(lower[off:], []byte(n))
+			if i < 0 {
+				break
+			}
+			spans = append(spans, [2]int{off + i, off + i + len(n)})
+			off += i + len(n)
 		}
 	}
-	return body
+	if len(spans) < 2 {
+		return spans
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	merged := spans[:1]
+	for _, s := range spans[1:] {
+		if last := &merged[len(merged)-1]; s[0] <= last[1] {
+			last[1] = max(last[1], s[1])
+		} else {
+			merged = append(merged, s)
+		}
+	}
+	return merged
+}
+
+// scrub returns b with every secret replaced by "[REDACTED]"; b itself if
+// it holds none.
+func (r *redactor) scrub(b []byte) []byte {
+	spans := r.spans(b)
+	if spans == nil {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	prev := 0
+	for _, s := range spans {
+		out = append(out, b[prev:s[0]]...)
+		out = append(out, redacted...)
+		prev = s[1]
+	}
+	return append(out, b[prev:]...)
+}
+
+// scrubString is scrub for a string.
+func (r *redactor) scrubString(s string) string {
+	if r.spans([]byte(s)) == nil {
+		return s
+	}
+	return string(r.scrub([]byte(s)))
+}
+
+// holds reports whether s contains a secret.
+func (r *redactor) holds(s string) bool { return r.spans([]byte(s)) != nil }
+
+// scrubHeaders replaces every header value that holds a secret by
+// "[REDACTED]", and the name too if the name holds one, keeping h sorted
+// by name.
+func (r *redactor) scrubHeaders(h [][2]string) {
+	renamed := false
+	for i := range h {
+		if r.holds(h[i][0]) {
+			h[i] = [2]string{strings.ToLower(redacted), redacted}
+			renamed = true
+		} else if r.holds(h[i][1]) {
+			h[i][1] = redacted
+		}
+	}
+	if renamed {
+		slices.SortStableFunc(h, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	}
 }

@@ -509,14 +509,31 @@ func (x *EgressPolicy) GetUnsafeAllowAddresses() []string {
 	return nil
 }
 
-// Secret binds a header to the fetches of a host pattern.
+// Secret binds a header to the fetches of one origin (sandbox.Secret): the
+// header is added to fetches whose scheme, host and port are the origin's,
+// never to another port or scheme of the host, nor across a redirect to
+// another origin; over https only unless unsafe_allow_http.
 type Secret struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Host          string                 `protobuf:"bytes,1,opt,name=host,proto3" json:"host,omitempty"`
-	Header        string                 `protobuf:"bytes,2,opt,name=header,proto3" json:"header,omitempty"`
-	Value         string                 `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Host is the form before origins: a host (pattern) without scheme or
+	// port, meaning origin "https://" + host (https on port 443 only). Set
+	// origin or host, not both.
+	//
+	// Deprecated: Marked as deprecated in stepbox/v1/stepbox.proto.
+	Host string `protobuf:"bytes,1,opt,name=host,proto3" json:"host,omitempty"`
+	// Header is the request header sent, e.g. "Authorization".
+	Header string `protobuf:"bytes,2,opt,name=header,proto3" json:"header,omitempty"`
+	// Value is the header's value, at least 8 bytes; never returned.
+	Value string `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
+	// Origin is "scheme://host[:port]", e.g. "https://api.example.com" or
+	// "https://api.example.com:8443"; without a port, the scheme's default.
+	Origin string `protobuf:"bytes,4,opt,name=origin,proto3" json:"origin,omitempty"`
+	// UnsafeAllowHTTP lets origin be an http origin: the secret then travels
+	// in clear text. Its JSON name is "unsafeAllowHTTP", as in the server's
+	// configuration.
+	UnsafeAllowHttp bool `protobuf:"varint,5,opt,name=unsafe_allow_http,json=unsafeAllowHTTP,proto3" json:"unsafe_allow_http,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Secret) Reset() {
@@ -549,6 +566,7 @@ func (*Secret) Descriptor() ([]byte, []int) {
 	return file_stepbox_v1_stepbox_proto_rawDescGZIP(), []int{4}
 }
 
+// Deprecated: Marked as deprecated in stepbox/v1/stepbox.proto.
 func (x *Secret) GetHost() string {
 	if x != nil {
 		return x.Host
@@ -568,6 +586,20 @@ func (x *Secret) GetValue() string {
 		return x.Value
 	}
 	return ""
+}
+
+func (x *Secret) GetOrigin() string {
+	if x != nil {
+		return x.Origin
+	}
+	return ""
+}
+
+func (x *Secret) GetUnsafeAllowHttp() bool {
+	if x != nil {
+		return x.UnsafeAllowHttp
+	}
+	return false
 }
 
 // RunResponse is the whole of a finished run.
@@ -1977,11 +2009,13 @@ const file_stepbox_v1_stepbox_proto_rawDesc = "" +
 	"timeout_ms\x18\b \x01(\x05R\ttimeoutMs\x12#\n" +
 	"\rmax_redirects\x18\t \x01(\x05R\fmaxRedirects\x124\n" +
 	"\x16unsafe_allow_addresses\x18\n" +
-	" \x03(\tR\x14unsafeAllowAddresses\"J\n" +
-	"\x06Secret\x12\x12\n" +
-	"\x04host\x18\x01 \x01(\tR\x04host\x12\x16\n" +
+	" \x03(\tR\x14unsafeAllowAddresses\"\x92\x01\n" +
+	"\x06Secret\x12\x16\n" +
+	"\x04host\x18\x01 \x01(\tB\x02\x18\x01R\x04host\x12\x16\n" +
 	"\x06header\x18\x02 \x01(\tR\x06header\x12\x14\n" +
-	"\x05value\x18\x03 \x01(\tR\x05value\"\xb3\x01\n" +
+	"\x05value\x18\x03 \x01(\tR\x05value\x12\x16\n" +
+	"\x06origin\x18\x04 \x01(\tR\x06origin\x12*\n" +
+	"\x11unsafe_allow_http\x18\x05 \x01(\bR\x0funsafeAllowHTTP\"\xb3\x01\n" +
 	"\vRunResponse\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12)\n" +
 	"\x06events\x18\x02 \x03(\v2\x11.stepbox.v1.EventR\x06events\x12,\n" +

@@ -45,7 +45,12 @@ func RequestFromProto(r *pb.RunRequest) (sandbox.Request, map[string]json.RawMes
 		req.Egress = &p
 	}
 	for _, s := range r.GetSecrets() {
-		req.Secrets = append(req.Secrets, sandbox.Secret{Host: s.GetHost(), Header: s.GetHeader(), Value: s.GetValue()})
+		req.Secrets = append(req.Secrets, sandbox.Secret{
+			Origin: s.GetOrigin(),
+			//lint:ignore SA1019 the deprecated host form still crosses the wire
+			Host:   s.GetHost(),
+			Header: s.GetHeader(), Value: s.GetValue(), UnsafeAllowHTTP: s.GetUnsafeAllowHttp(),
+		})
 	}
 	var data map[string]json.RawMessage
 	if d := r.GetData(); len(d) > 0 {
@@ -87,7 +92,12 @@ func RequestToProto(req sandbox.Request, data map[string]json.RawMessage) (*pb.R
 		}
 	}
 	for _, s := range req.Secrets {
-		r.Secrets = append(r.Secrets, &pb.Secret{Host: s.Host, Header: s.Header, Value: s.Value})
+		r.Secrets = append(r.Secrets, &pb.Secret{
+			Origin: s.Origin,
+			//lint:ignore SA1019 the deprecated host form still crosses the wire
+			Host:   s.Host,
+			Header: s.Header, Value: s.Value, UnsafeAllowHttp: s.UnsafeAllowHTTP,
+		})
 	}
 	if len(data) > 0 {
 		r.Data = make(map[string]string, len(data))

@@ -28,7 +28,10 @@ func TestRequestRoundTrip(t *testing.T) {
 		Egress: &sandbox.EgressPolicy{Schemes: []string{"https"}, Hosts: []string{"a.example"}, Ports: []int{443}, Methods: []string{"GET"},
 			MaxRequests: 1, MaxRequestBodyBytes: 2, MaxResponseBytes: 3, TimeoutMs: 4, MaxRedirects: -1,
 			UnsafeAllowAddresses: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}},
-		Secrets: []sandbox.Secret{{Host: "a.example", Header: "Authorization", Value: "x"}},
+		Secrets: []sandbox.Secret{
+			{Origin: "http://a.example:8080", Header: "Authorization", Value: "x", UnsafeAllowHTTP: true},
+			{Host: "b.example", Header: "X-Key", Value: "y"},
+		},
 	}
 	data := map[string]json.RawMessage{"m": json.RawMessage(`[1,2]`)}
 	p, err := wire.RequestToProto(req, data)
@@ -45,6 +48,9 @@ func TestRequestRoundTrip(t *testing.T) {
 	// Every Limits field crosses: a new one must be added to the schema.
 	if n := reflect.TypeFor[sandbox.Limits]().NumField(); n != 12 {
 		t.Fatalf("sandbox.Limits has %d fields; the wire has 12", n)
+	}
+	if n := reflect.TypeFor[sandbox.Secret]().NumField(); n != 5 {
+		t.Fatalf("sandbox.Secret has %d fields; the wire has 5", n)
 	}
 	if n := reflect.TypeFor[sandbox.Stats]().NumField(); n != 12 {
 		t.Fatalf("sandbox.Stats has %d fields; the wire has 12", n)
