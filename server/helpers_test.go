@@ -38,11 +38,14 @@ type testServer struct {
 }
 
 // start serves cfg on 127.0.0.1 and stops everything when the test ends.
+// cfg's Logger is replaced (ts.logs has the lines); its Metrics is kept if set.
 func start(t *testing.T, cfg server.Config) *testServer {
 	t.Helper()
 	logs := &syncBuffer{}
 	cfg.Logger = server.NewLogger(logs, slog.LevelDebug)
-	cfg.Metrics = server.NewMetrics()
+	if cfg.Metrics == nil {
+		cfg.Metrics = server.NewMetrics()
+	}
 	cfg.Version = "test"
 	eng, err := sandbox.New(cfg.EngineConfig())
 	if err != nil {

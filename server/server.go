@@ -248,7 +248,7 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 			return
 		}
 		if r.ContentLength > maxBytes && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
-			s.metrics.requests.WithLabelValues(r.URL.Path, "too_large").Inc()
+			s.metrics.requests.WithLabelValues(procedureLabel(r.URL.Path), "too_large").Inc()
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusRequestEntityTooLarge)
 			fmt.Fprintf(w, `{"code":"resource_exhausted","message":"the request body is %d bytes, more than the server's limit of %d (maxRequestBytes)"}`+"\n",
