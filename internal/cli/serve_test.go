@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/server"
 )
 
@@ -132,6 +133,7 @@ func TestServeRunsAndDrains(t *testing.T) {
 	key := "serve-test-key-0123456789"
 	cfg := writeFile(t, "serve.yaml", `
 listen: 127.0.0.1:0
+metrics: {listen: 127.0.0.1:0}
 poolSize: 2
 drainTimeout: 10s
 tenants:
@@ -147,18 +149,18 @@ tenants:
 	exit := make(chan int, 1)
 	go func() { exit <- serveCommand(context.Background(), st, []string{"--config", cfg}) }()
 
-	addr := ""
+	addr, metricsAddr := "", ""
 	re := regexp.MustCompile(`"msg":"listening","listen":"([^"]+)"`)
-	deadline := time.Now().Add(10 * time.Second)
-	for addr == "" {
-		if m := re.FindStringSubmatch(stderr.String()); m != nil {
-			addr = m[1]
-		} else if time.Now().After(deadline) {
-			t.Fatalf("not listening:\n%s", stderr.String())
-		} else {
-			time.Sleep(10 * time.Millisecond)
+	reMetrics := regexp.MustCompile(`"msg":"serving metrics","listen":"([^"]+)"`)
+	testenv.WaitFor(t, "the server and its metrics listener", func() bool {
+		logs := stderr.String()
+		m, mm := re.FindStringSubmatch(logs), reMetrics.FindStringSubmatch(logs)
+		if m == nil || mm == nil {
+			return false
 		}
-	}
+		addr, metricsAddr = m[1], mm[1]
+		return true
+	})
 	hc := &http.Client{Transport: &http.Transport{}}
 	defer hc.CloseIdleConnections()
 	post := func(auth string) (int, map[string]any) {
@@ -183,7 +185,13 @@ tenants:
 	if status != 200 || m["result"].(map[string]any)["value"] != "42" {
 		t.Fatalf("%d %v", status, m)
 	}
-	if resp, err := hc.Get("http://" + addr + "/metrics"); err != nil || resp.StatusCode != 200 {
+	// The metrics name the tenants: on their own listener, not on the API's.
+	if resp, err := hc.Get("http://" + addr + "/metrics"); err != nil || resp.StatusCode != 404 {
+		t.Fatalf("metrics on the API's listener: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if resp, err := hc.Get("http://" + metricsAddr + "/metrics"); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("metrics: %v", err)
 	} else {
 		b, _ := io.ReadAll(resp.Body)
