@@ -111,7 +111,10 @@ type Config struct {
 	// LogLevel is debug, info, warn or error. Empty means info.
 	LogLevel string `json:"logLevel,omitempty"`
 
-	// Logger receives the server's JSON logs. Nil: stderr, at LogLevel.
+	// Logger receives the server's JSON logs. Nil: stderr, at LogLevel,
+	// through NewLogger. Whatever the handler, the server cuts the client's
+	// text in its records (LogValueBytes, LogMetadataEntries, ...); only
+	// NewLogger also bounds whole lines (LogLineBytes).
 	Logger *slog.Logger `json:"-"`
 	// Metrics is where the server's Prometheus metrics live, and the
 	// sandbox.Meter that feeds them: give the same value to the engine's

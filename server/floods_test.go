@@ -1,17 +1,28 @@
 package server_test
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
+	"maps"
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"connectrpc.com/connect"
 
 	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/sandbox"
 	"github.com/stepbox/stepbox/server"
+
+	pb "github.com/stepbox/stepbox/proto/stepbox/v1"
 )
 
 // unreachable is a plan no step of these tests means to reach.
@@ -158,5 +169,246 @@ func TestMetricsLabelsIgnoreClientText(t *testing.T) {
 	}
 	if strings.Contains(text, "zzzz") {
 		t.Errorf("client text in /metrics:\n%s", grep(text, "zzzz"))
+	}
+}
+
+// logLines returns the lines of logs that contain s.
+func logLines(logs, s string) []string {
+	var out []string
+	for _, line := range strings.Split(strings.TrimSuffix(logs, "\n"), "\n") {
+		if strings.Contains(line, s) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// checkLines fails t if a line of logs is longer than the server's bound
+// or is not one JSON object.
+func checkLines(t *testing.T, logs string) {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimSuffix(logs, "\n"), "\n") {
+		if len(line)+1 > server.LogLineBytes {
+			t.Errorf("a log line of %d bytes, more than LogLineBytes=%d: %.300s...", len(line)+1, server.LogLineBytes, line)
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Errorf("a log line that is not JSON (%v): %.300s", err, line)
+		}
+	}
+}
+
+// TestRunMetadataLogBounded runs a step with 900 KB of metadata in one
+// value, long keys and many entries: its "run" line holds at most
+// LogMetadataEntries entries, each cut, says what was cut, and stays
+// short.
+func TestRunMetadataLogBounded(t *testing.T) {
+	ts := start(t, server.Config{Plans: unreachable})
+	md := map[string]string{"a-big": strings.Repeat("v", 900_000), "b-" + strings.Repeat("k", 5000): "long key"}
+	for i := range 40 {
+		md[fmt.Sprintf("n%02d", i)] = "x"
+	}
+	body, _ := json.Marshal(map[string]any{"code": "return 1", "metadata": md})
+	status, resp, raw := ts.post(t, runPath, string(body))
+	if status != 200 || dig(resp, "result", "value") != "1" {
+		t.Fatalf("%d %.300s", status, raw)
+	}
+	id := dig(resp, "runId").(string)
+	var line string
+	testenv.WaitFor(t, "the run's log line", func() bool {
+		lines := logLines(ts.logs.String(), `"msg":"run","run":"`+id+`"`)
+		if len(lines) == 1 {
+			line = lines[0]
+		}
+		return line != ""
+	})
+	checkLines(t, ts.logs.String())
+	var rec struct {
+		Metadata    map[string]string `json:"metadata"`
+		MetadataCut string            `json:"metadata_cut"`
+	}
+	if err := json.Unmarshal([]byte(line), &rec); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the run line: %d bytes for %d bytes of metadata", len(line), len(body))
+	if len(line) > 8<<10 {
+		t.Errorf("the run line is %d bytes", len(line))
+	}
+	if len(rec.Metadata) != server.LogMetadataEntries {
+		t.Errorf("%d metadata entries logged, want %d", len(rec.Metadata), server.LogMetadataEntries)
+	}
+	if v := rec.Metadata["a-big"]; v != strings.Repeat("v", server.LogMetadataValueBytes)+"…[cut 899744 bytes]" {
+		t.Errorf("the big value logged as %.300q", v)
+	}
+	if v, ok := rec.Metadata["b-"+strings.Repeat("k", server.LogMetadataKeyBytes-2)+"…[cut 4938 bytes]"]; !ok || v != "long key" {
+		t.Errorf("the long key not cut as it should be: %v", slices.Sorted(maps.Keys(rec.Metadata)))
+	}
+	if want := "26 of 42 entries not logged, 1 keys and 1 values cut (at most 16 entries, keys of 64 bytes, values of 256 bytes)"; rec.MetadataCut != want {
+		t.Errorf("metadata_cut %q, want %q", rec.MetadataCut, want)
+	}
+}
+
+// TestLoggerBounds writes records no request should be able to make the
+// server write as they are: every line stays under LogLineBytes, valid
+// JSON, and says what was cut.
+func TestLoggerBounds(t *testing.T) {
+	long := strings.Repeat("é", 3000) // 6000 bytes; cuts must fall between runes
+	many := func(n, size int) []any {
+		var as []any
+		for i := range n {
+			as = append(as, slog.String(fmt.Sprintf("k%03d", i), strings.Repeat("x", size)))
+		}
+		return as
+	}
+	for _, tc := range []struct {
+		name  string
+		log   func(l *slog.Logger)
+		wants []string
+	}{
+		{"a long value", func(l *slog.Logger) { l.Info("m", "v", long) },
+			[]string{`"v":"` + strings.Repeat("é", server.LogValueBytes/2) + `…[cut 4976 bytes]"`}},
+		{"a long error", func(l *slog.Logger) { l.Info("m", "err", errors.New(long)) },
+			[]string{`"err":"` + strings.Repeat("é", server.LogValueBytes/2) + `…[cut 4976 bytes]"`}},
+		{"a long value in With", func(l *slog.Logger) { l.With("v", long).Info("m") },
+			[]string{`…[cut 4976 bytes]"`}},
+		{"a long value in a group", func(l *slog.Logger) { l.Info("m", slog.Group("g", "v", long)) },
+			[]string{`"g":{"v":"`, `…[cut 4976 bytes]"}`}},
+		{"a long key", func(l *slog.Logger) { l.Info("m", strings.Repeat("k", 200), 1) },
+			[]string{`"` + strings.Repeat("k", server.LogKeyBytes) + `…[cut 72 bytes]":1`}},
+		{"many attributes", func(l *slog.Logger) { l.Info("m", many(100, 1)...) },
+			[]string{`"k031":"x"`, `"log_cut":"68 attributes not logged (at most 32)"`}},
+		{"many long attributes", func(l *slog.Logger) { l.With("run", "run_1").Info("m", append(many(30, 2000), "short", 7)...) },
+			[]string{`"msg":"m","run":"run_1","short":7,"log_cut":"a line of `, `only its short attributes are logged"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf syncBuffer
+			tc.log(server.NewLogger(&buf, slog.LevelInfo))
+			out := buf.String()
+			checkLines(t, out)
+			if n := strings.Count(out, "\n"); n != 1 {
+				t.Fatalf("%d lines:\n%s", n, out)
+			}
+			for _, want := range tc.wants {
+				if !strings.Contains(out, want) {
+					t.Errorf("no %q in\n%.600s", want, out)
+				}
+			}
+		})
+	}
+}
+
+// TestExecuteProtocolErrorFlood sends 20,000 data responses to requests
+// that do not exist on one Execute stream: the server ends the stream after
+// MaxProtocolErrors of them with INVALID_ARGUMENT, aborts the run (saying
+// why), and logs them once.
+func TestExecuteProtocolErrorFlood(t *testing.T) {
+	ts := start(t, server.Config{Plans: unreachable})
+	// A backstop: a server that never ends the stream fails the test
+	// instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(30*time.Second))
+	defer cancel()
+	bidi := ts.rpc().Execute(ctx)
+	if err := bidi.Send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_Start{Start: &pb.RunRequest{
+		Code: "await dataProxy.request('hold'); return 1",
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	const bogus = 20_000
+	sent := make(chan int, 1)
+	go func() {
+		n := 0
+		for ; n < bogus; n++ {
+			if bidi.Send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_DataResponse{DataResponse: &pb.DataResponse{
+				Id: int64(1_000_000 + n), Answer: &pb.DataResponse_Value{Value: "1"},
+			}}}) != nil {
+				break // the server ended the stream
+			}
+		}
+		sent <- n
+	}()
+	var id, terminal string
+	var err error
+	for {
+		var m *pb.ExecuteResponse
+		if m, err = bidi.Receive(); err != nil {
+			break
+		}
+		id = m.GetRunId()
+		if e := m.GetEvent().GetError(); e != nil {
+			terminal = e.GetCode() + ": " + e.GetMessage()
+		}
+	}
+	n := <-sent
+	_ = bidi.CloseRequest()
+	_ = bidi.CloseResponse()
+	t.Logf("the client sent %d bogus answers before the stream ended", n)
+	want := fmt.Sprintf("too many protocol errors on this stream: %d messages could not be applied (the last: stepbox: no data request %d is waiting for an answer); at most %d are allowed",
+		server.MaxProtocolErrors, 1_000_000+server.MaxProtocolErrors-1, server.MaxProtocolErrors)
+	if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), want) {
+		t.Fatalf("the stream ended with %v, want INVALID_ARGUMENT %q", err, want)
+	}
+	if terminal != "ABORTED: the run was aborted: "+want {
+		t.Fatalf("terminal event %q", terminal)
+	}
+	testenv.WaitFor(t, "the rpc line", func() bool {
+		return len(logLines(ts.logs.String(), `"msg":"rpc","procedure":"Execute"`)) == 1
+	})
+	logs := ts.logs.String()
+	checkLines(t, logs)
+	lines := logLines(logs, id)
+	if len(lines) > 5 {
+		t.Fatalf("%d log lines about the run:\n%s", len(lines), strings.Join(lines[:10], "\n"))
+	}
+	if pe := logLines(logs, `"msg":"protocol errors: stream ended"`); len(pe) != 1 || !strings.Contains(pe[0], fmt.Sprintf(`"count":%d`, server.MaxProtocolErrors)) {
+		t.Fatalf("protocol error lines %q", pe)
+	}
+	// The server is fine.
+	if status, _, raw := ts.post(t, runPath, `{"code": "return 2"}`); status != 200 {
+		t.Fatalf("%d %s", status, raw)
+	}
+}
+
+// TestExecuteFewProtocolErrors: fewer than MaxProtocolErrors bad messages
+// do not end the run, and they are logged once, with their count.
+func TestExecuteFewProtocolErrors(t *testing.T) {
+	ts := start(t, server.Config{Plans: unreachable})
+	bidi := ts.rpc().Execute(context.Background())
+	defer bidi.CloseResponse()
+	send := func(m *pb.ExecuteRequest) {
+		if err := bidi.Send(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_Start{Start: &pb.RunRequest{Code: "return 1 + await dataProxy.request('x')"}}})
+	var value, id string
+	for {
+		m, err := bidi.Receive()
+		if err != nil {
+			t.Fatalf("the stream ended: %v", err)
+		}
+		id = m.GetRunId()
+		if dr := m.GetEvent().GetDataRequest(); dr != nil {
+			send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_DataResponse{DataResponse: &pb.DataResponse{Id: dr.GetId() + 1, Answer: &pb.DataResponse_Value{Value: "0"}}}})
+			send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_Start{Start: &pb.RunRequest{Code: "return 0"}}})
+			send(&pb.ExecuteRequest{})
+			send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_DataResponse{DataResponse: &pb.DataResponse{Id: dr.GetId(), Answer: &pb.DataResponse_Value{Value: "41"}}}})
+		}
+		if r := m.GetEvent().GetResult(); r != nil {
+			value = r.GetValue()
+			break
+		}
+	}
+	_ = bidi.CloseRequest()
+	if value != "42" {
+		t.Fatalf("value %q", value)
+	}
+	var pe []string
+	testenv.WaitFor(t, "the protocol errors line", func() bool {
+		pe = logLines(ts.logs.String(), `"msg":"protocol errors"`)
+		return len(pe) > 0
+	})
+	if len(pe) != 1 || !strings.Contains(pe[0], `"run":"`+id+`"`) || !strings.Contains(pe[0], `"count":3,"first":"stepbox: no data request`) ||
+		!strings.Contains(pe[0], `"last":"a message with nothing in it"`) {
+		t.Fatalf("protocol error lines %q", pe)
 	}
 }

@@ -76,6 +76,7 @@ func New(engine *sandbox.Engine, cfg Config) (*Server, error) {
 		lvl, _ := parseLevel(cfg.LogLevel)
 		s.log = NewLogger(os.Stderr, lvl)
 	}
+	s.log = bounded(s.log) // client text in records is cut, whatever the handler
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
