@@ -49,10 +49,10 @@ type serverFlood struct {
 }
 
 var serverFloods = []serverFlood{
-	{"unique paths before authentication", func(t *testing.T, fs *floodServer) {
+	{"unique paths before authentication", func(t *testing.T, _ *floodServer) {
 		// A body over maxRequestBytes is refused before authentication:
 		// a server whose limit is cheap to cross.
-		fs = startFloodServer(t, func(c *server.Config) { c.MaxRequestBytes = 1024 })
+		fs := startFloodServer(t, func(c *server.Config) { c.MaxRequestBytes = 1024 })
 		fs.seriesStayFlat(t, 3000, func(i int) {
 			path := "/stepbox.v1.StepboxService/" + fs.unique(i)
 			fs.expect(t, "POST", path, strings.Repeat("x", 2048), "", http.StatusRequestEntityTooLarge)

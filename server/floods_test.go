@@ -9,7 +9,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
-	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,7 +137,7 @@ func TestMetricsLabelsIgnoreClientText(t *testing.T) {
 		}
 	}
 	bytesBefore, seriesBefore := stepboxSeries(t, ts, m)
-	runtime.GC()
+	debug.FreeOSMemory()
 	rssBefore := rssKB()
 	for _, f := range floods {
 		for i := warm; i < warm+n; i++ {
@@ -145,7 +145,7 @@ func TestMetricsLabelsIgnoreClientText(t *testing.T) {
 		}
 	}
 	bytesAfter, seriesAfter := stepboxSeries(t, ts, m)
-	runtime.GC()
+	debug.FreeOSMemory()
 	rssAfter := rssKB()
 	t.Logf("%d requests of each of %d kinds: stepbox_ series %d -> %d, their /metrics text %d -> %d bytes, RSS %d -> %d KB (with the test's %d KB of log lines)",
 		n, len(floods), seriesBefore, seriesAfter, bytesBefore, bytesAfter, rssBefore, rssAfter, len(ts.logs.String())>>10)
