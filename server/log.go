@@ -36,6 +36,7 @@ const (
 	fieldMetadataCut = "metadata_cut"
 	fieldCount       = "count"
 	fieldFirst       = "first"
+	fieldLast        = "last"
 	fieldLogCut      = "log_cut"
 )
 

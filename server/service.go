@@ -132,7 +132,7 @@ func (r *run) logProtocolErrors() {
 	if end != nil {
 		level, msg = slog.LevelWarn, "protocol errors: stream ended"
 	}
-	r.log.LogAttrs(context.Background(), level, msg, slog.Int(fieldCount, n), slog.String(fieldFirst, first), slog.String("last", last))
+	r.log.LogAttrs(context.Background(), level, msg, slog.Int(fieldCount, n), slog.String(fieldFirst, first), slog.String(fieldLast, last))
 }
 
 // protocolEnd returns the error that ended the stream for its protocol
