@@ -23,7 +23,8 @@ const serveUsage = `Usage: stepbox serve [flags]
 
 Serves the Stepbox API: Run, Execute, CompileTypeScript and Health over Connect,
 gRPC, gRPC-Web and HTTP+JSON (h2c without TLS), plus /healthz, /readyz and
-/metrics. Logs are JSON lines on stderr. SIGTERM or Ctrl-C drains the runs in
+/metrics (on metrics.listen when set; with tenants, only there or with a
+metrics key). Logs are JSON lines on stderr. SIGTERM or Ctrl-C drains the runs in
 flight (up to drainTimeout, then aborts them); a second signal stops at once.
 
 The configuration is layered: defaults (127.0.0.1:8080, no authentication),
