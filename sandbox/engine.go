@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/stepbox/stepbox/internal/egress"
@@ -27,9 +26,6 @@ type Engine struct {
 	ts    *typescript.Cache
 	proxy *egress.Proxy // nil when fetch is off
 	py    *pythonPool
-
-	runPrefix string
-	runSeq    atomic.Uint64
 
 	mu       sync.Mutex
 	closed   bool                  // guarded by mu
@@ -52,18 +48,15 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stepbox: start the JavaScript runtime: %w", err)
 	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
 	return &Engine{
-		cfg:       r,
-		js:        js,
-		stop:      stop,
-		sched:     newScheduler(r.PoolSize, r.QueueSize),
-		ts:        typescript.NewCache(0),
-		proxy:     proxy,
-		py:        newPythonPool(r.Python, r.PoolSize),
-		runPrefix: "run_" + hex.EncodeToString(b[:]) + "_",
-		sessions:  map[*Session]struct{}{},
+		cfg:      r,
+		js:       js,
+		stop:     stop,
+		sched:    newScheduler(r.PoolSize, r.QueueSize),
+		ts:       typescript.NewCache(0),
+		proxy:    proxy,
+		py:       newPythonPool(r.Python, r.PoolSize),
+		sessions: map[*Session]struct{}{},
 	}, nil
 }
 
@@ -250,15 +243,21 @@ func (e *Engine) prepare(ctx context.Context, req Request) (*jsrt.Job, *tsMapper
 	return &jsrt.Job{Code: code, Input: req.Input, Limits: lim.wire(), Modules: mods, Packages: pkgs}, ts, nil
 }
 
-func (e *Engine) nextRunID() string {
-	return fmt.Sprintf("%s%d", e.runPrefix, e.runSeq.Add(1))
+// newRunID returns a new run id: "run_" and 128 bits from crypto/rand in
+// hex. Ids are random rather than counted so that nobody learns from the
+// ids of their own runs how many runs others made, or when; at 128 bits
+// they do not collide, across engines and processes as well.
+func newRunID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read does not fail (it crashes the program instead)
+	return "run_" + hex.EncodeToString(b[:])
 }
 
 func (e *Engine) meterRefused(req Request, err error) {
 	var se *Error
 	errors.As(err, &se)
 	u := Usage{
-		RunID: e.nextRunID(), Tenant: req.Tenant, Plan: req.Plan, Language: req.Language,
+		RunID: newRunID(), Tenant: req.Tenant, Plan: req.Plan, Language: req.Language,
 		Start: time.Now(), Outcome: string(se.Code), Limit: se.Limit, Metadata: req.Metadata,
 	}
 	e.cfg.Meter.Record(u.withDefaults(e.cfg.DefaultPlan))

@@ -50,7 +50,7 @@ type Session struct {
 
 func newSession(ctx context.Context, e *Engine, req Request, job *jsrt.Job, ts *tsMapper) *Session {
 	s := &Session{
-		id:       e.nextRunID(),
+		id:       newRunID(),
 		e:        e,
 		req:      req,
 		job:      job,
@@ -67,7 +67,8 @@ func newSession(ctx context.Context, e *Engine, req Request, job *jsrt.Job, ts *
 	return s
 }
 
-// ID returns the run's identifier, unique within the engine's process.
+// ID returns the run's identifier: "run_" and 32 hex digits, random (not
+// sequential), so unique across engines and processes.
 func (s *Session) ID() string { return s.id }
 
 // Events returns the run's events in order. The channel is closed after

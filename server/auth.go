@@ -179,7 +179,7 @@ func (i *interceptor) end(ctx context.Context, procedure, peer string, c *call, 
 	if err != nil {
 		code = connect.CodeOf(err).String()
 	}
-	_, method, _ := strings.Cut(strings.TrimPrefix(procedure, "/"), "/")
+	method := procedureLabel(procedure)
 	i.s.metrics.requests.WithLabelValues(method, code).Inc()
 	if procedure == stepboxv1connect.StepboxServiceHealthProcedure && err == nil {
 		return // probes would drown the log

@@ -58,6 +58,11 @@ type Config struct {
 	// Tenants are the callers known to the server, each with its API keys,
 	// plans and concurrency quota.
 	Tenants []Tenant `json:"tenants,omitempty"`
+	// MetricsEndpoint says where /metrics is served and to whom: on a
+	// listener of its own, with a bearer key, or both. Zero: on Listen, to
+	// anyone when Auth is "none", to no one (403) when tenants are
+	// configured, since the metrics name every tenant and its outcomes.
+	MetricsEndpoint MetricsEndpoint `json:"metrics,omitzero"`
 
 	// PoolSize is how many runs execute at once. Zero: the number of CPUs.
 	PoolSize int `json:"poolSize,omitempty"`
@@ -108,7 +113,10 @@ type Config struct {
 	// LogLevel is debug, info, warn or error. Empty means info.
 	LogLevel string `json:"logLevel,omitempty"`
 
-	// Logger receives the server's JSON logs. Nil: stderr, at LogLevel.
+	// Logger receives the server's JSON logs. Nil: stderr, at LogLevel,
+	// through NewLogger. Whatever the handler, the server cuts the client's
+	// text in its records (LogValueBytes, LogMetadataEntries, ...); only
+	// NewLogger also bounds whole lines (LogLineBytes).
 	Logger *slog.Logger `json:"-"`
 	// Metrics is where the server's Prometheus metrics live, and the
 	// sandbox.Meter that feeds them: give the same value to the engine's
@@ -211,6 +219,9 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// anyHost reports whether host, of a listen address, means every interface.
+func anyHost(host string) bool { return host == "" || host == "0.0.0.0" || host == "::" }
+
 // Validate reports every problem of c together, each naming its field as
 // it is written in the YAML file ("tenants[0].keys[1]: ...").
 func (c Config) Validate() error {
@@ -223,6 +234,16 @@ func (c Config) Validate() error {
 		bad("listen", "%q is not host:port", c.Listen)
 	} else if port == "" {
 		bad("listen", "%q has no port", c.Listen)
+	}
+	if ml := c.MetricsEndpoint.Listen; ml != "" {
+		if host, port, err := net.SplitHostPort(ml); err != nil {
+			bad("metrics.listen", "%q is not host:port", ml)
+		} else if port == "" {
+			bad("metrics.listen", "%q has no port", ml)
+		} else if lhost, lport, err := net.SplitHostPort(c.Listen); err == nil && lport == port && port != "0" &&
+			(lhost == host || anyHost(lhost) || anyHost(host)) {
+			bad("metrics.listen", "%q is the address of listen %q: give the metrics a port of their own", ml, c.Listen)
+		}
 	}
 	if (c.TLS.CertFile == "") != (c.TLS.KeyFile == "") {
 		bad("tls", "set both certFile and keyFile, or neither")
@@ -298,6 +319,20 @@ func (c Config) Validate() error {
 
 	seenTenant := map[string]int{}
 	seenKey := map[[32]byte]string{}
+	metricsKeys := map[[32]byte]string{}
+	for j, k := range c.MetricsEndpoint.Keys {
+		at := fmt.Sprintf("metrics.keys[%d]", j)
+		h, err := parseKeyHash(k)
+		if err != nil {
+			bad(at, "%v", err)
+			continue
+		}
+		if other, dup := metricsKeys[h]; dup {
+			bad(at, "the same key as %s", other)
+			continue
+		}
+		metricsKeys[h] = at
+	}
 	for i, t := range c.Tenants {
 		at := fmt.Sprintf("tenants[%d]", i)
 		if t.Name == "" {
@@ -319,6 +354,9 @@ func (c Config) Validate() error {
 			if other, dup := seenKey[h]; dup {
 				bad(fmt.Sprintf("%s.keys[%d]", at, j), "the same key as %s", other)
 				continue
+			}
+			if m, dup := metricsKeys[h]; dup {
+				bad(fmt.Sprintf("%s.keys[%d]", at, j), "the same key as %s: the tenant could read every tenant's metrics", m)
 			}
 			seenKey[h] = fmt.Sprintf("%s.keys[%d]", at, j)
 		}

@@ -40,5 +40,8 @@
 //
 // Logs are JSON lines (log/slog); every line about a run carries its run
 // id, and each run ends with one "run" line. Metrics are documented in
-// server/README.md. The Go client is server/client.
+// server/README.md; no label value comes from a client, and on a server
+// with tenants /metrics is for the scraper only: on a listener of its own
+// or behind a bearer key (Config.MetricsEndpoint, ServeMetrics). The Go
+// client is server/client.
 package server

@@ -38,10 +38,25 @@ type testServer struct {
 	down   bool
 }
 
+// testMetricsKey is the metrics key start gives a server with tenants
+// and no MetricsEndpoint, so that tests read /metrics (get sends it).
+const testMetricsKey = "test-metrics-key-0123456789abcdef"
+
 // start serves cfg on 127.0.0.1 and stops everything when the test ends.
 // A config without plans gets slowLimits, and one without caps gets caps
-// that let them be.
+// that let them be. cfg's Logger is replaced (ts.logs has the lines); its
+// Metrics is kept if set. A cfg with tenants and no MetricsEndpoint gets
+// testMetricsKey.
 func start(t *testing.T, cfg server.Config) *testServer {
+	t.Helper()
+	if len(cfg.Tenants) > 0 && cfg.MetricsEndpoint.Listen == "" && cfg.MetricsEndpoint.Keys == nil {
+		cfg.MetricsEndpoint.Keys = []string{server.HashKey(testMetricsKey)}
+	}
+	return startExact(t, cfg)
+}
+
+// startExact is start with cfg's MetricsEndpoint as it is.
+func startExact(t *testing.T, cfg server.Config) *testServer {
 	t.Helper()
 	if cfg.Plans == nil {
 		cfg.Plans = maps.Clone(slowLimits)
@@ -51,7 +66,9 @@ func start(t *testing.T, cfg server.Config) *testServer {
 	}
 	logs := &syncBuffer{}
 	cfg.Logger = server.NewLogger(logs, slog.LevelDebug)
-	cfg.Metrics = server.NewMetrics()
+	if cfg.Metrics == nil {
+		cfg.Metrics = server.NewMetrics()
+	}
 	cfg.Version = "test"
 	eng, err := sandbox.New(cfg.EngineConfig())
 	if err != nil {
@@ -140,10 +157,23 @@ func (ts *testServer) post(t *testing.T, path, body string, header ...string) (i
 	return resp.StatusCode, m, string(raw)
 }
 
-// get fetches an operational endpoint.
+// get fetches an operational endpoint (with testMetricsKey).
 func (ts *testServer) get(t *testing.T, path string) (int, string) {
 	t.Helper()
-	resp, err := ts.h1.Get(ts.url + path)
+	return getURL(t, ts.h1, ts.url+path, testMetricsKey)
+}
+
+// getURL fetches url, with key as a bearer key unless it is empty.
+func getURL(t *testing.T, hc *http.Client, url, key string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -261,6 +261,7 @@ var envVars = []struct {
 }{
 	{"STEPBOX_LISTEN", "listen", func(c *Config, v string) error { c.Listen = v; return nil }},
 	{"STEPBOX_AUTH", "auth", func(c *Config, v string) error { c.Auth = v; return nil }},
+	{"STEPBOX_METRICS_LISTEN", "metrics.listen", func(c *Config, v string) error { c.MetricsEndpoint.Listen = v; return nil }},
 	{"STEPBOX_TLS_CERT", "tls.certFile", func(c *Config, v string) error { c.TLS.CertFile = v; return nil }},
 	{"STEPBOX_TLS_KEY", "tls.keyFile", func(c *Config, v string) error { c.TLS.KeyFile = v; return nil }},
 	{"STEPBOX_POOL_SIZE", "poolSize", func(c *Config, v string) error { return setInt(&c.PoolSize, v) }},

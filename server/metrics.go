@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/stepbox/stepbox/proto/stepbox/v1/stepboxv1connect"
 	"github.com/stepbox/stepbox/sandbox"
 )
 
@@ -35,12 +36,55 @@ const (
 	metricBuildInfo     = "stepbox_build_info"
 )
 
-// Label values for runs whose tenant is not a configured one, so that a
-// caller cannot grow the metrics without bound by naming tenants.
+// No label value comes from client text: a caller who could choose label
+// values would grow the metrics (and the server's memory, since series are
+// never deleted) without bound, with unique paths, languages or tenant
+// names. Each label takes a value from a fixed set, or one of these.
 const (
-	tenantNone  = "none"  // no tenant: auth none, no tenant in the request
-	tenantOther = "other" // a tenant name the configuration does not know
+	tenantNone   = "none"    // no tenant: auth none, no tenant in the request
+	tenantOther  = "other"   // a tenant name the configuration does not know
+	labelUnknown = "unknown" // a procedure, language or outcome not in the label's set
 )
+
+// procedures are the values of the procedure label: the methods of
+// StepboxService, by path.
+var procedures = map[string]string{
+	stepboxv1connect.StepboxServiceRunProcedure:               "Run",
+	stepboxv1connect.StepboxServiceExecuteProcedure:           "Execute",
+	stepboxv1connect.StepboxServiceCompileTypeScriptProcedure: "CompileTypeScript",
+	stepboxv1connect.StepboxServiceHealthProcedure:            "Health",
+}
+
+// procedureLabel returns the procedure label of a request path: the
+// method's name, or "unknown" for any other path.
+func procedureLabel(path string) string {
+	if m, ok := procedures[path]; ok {
+		return m
+	}
+	return labelUnknown
+}
+
+// languageLabel returns the language label of a run: a language the
+// engine knows, or "unknown" (a refused request may name any).
+func languageLabel(l sandbox.Language) string {
+	switch l {
+	case "":
+		return string(sandbox.JavaScript)
+	case sandbox.JavaScript, sandbox.TypeScript, sandbox.Python:
+		return string(l)
+	}
+	return labelUnknown
+}
+
+// outcomeLabel returns the outcome label of a run: "ok" or an error code.
+func outcomeLabel(o string) string {
+	switch sandbox.Code(o) {
+	case "ok", sandbox.CodeValidation, sandbox.CodeRuntime, sandbox.CodeTimeout, sandbox.CodeOOM,
+		sandbox.CodeLimitExceeded, sandbox.CodeAborted, sandbox.CodeCrashed, sandbox.CodeUnavailable:
+		return o
+	}
+	return labelUnknown
+}
 
 // Metrics holds the server's Prometheus metrics and is the sandbox.Meter
 // that counts finished runs into them. Create it with NewMetrics, give it to
@@ -108,10 +152,10 @@ func NewMetrics() *Metrics {
 
 // Record implements sandbox.Meter: it counts one finished (or refused) run.
 func (m *Metrics) Record(u sandbox.Usage) {
-	lang := string(u.Language)
-	m.runs.WithLabelValues(lang, u.Outcome, m.tenantLabel(u.Tenant)).Inc()
+	lang, outcome := languageLabel(u.Language), outcomeLabel(u.Outcome)
+	m.runs.WithLabelValues(lang, outcome, m.tenantLabel(u.Tenant)).Inc()
 	if u.Stats.WallMs > 0 || u.Outcome == "ok" {
-		m.runSeconds.WithLabelValues(lang, u.Outcome).Observe(u.Stats.WallMs / 1000)
+		m.runSeconds.WithLabelValues(lang, outcome).Observe(u.Stats.WallMs / 1000)
 		m.queueSeconds.Observe(u.Stats.QueueMs / 1000)
 	}
 	m.dataBytes.Add(float64(u.Stats.DataBytes))

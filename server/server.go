@@ -22,7 +22,8 @@ import (
 
 // Server serves a sandbox.Engine over the network: the StepboxService RPCs
 // (Connect, gRPC and gRPC-Web on the same paths, and plain HTTP+JSON for the
-// unary ones), /healthz, /readyz and /metrics.
+// unary ones), /healthz, /readyz and /metrics (on a listener of its own
+// with Config.MetricsEndpoint; see ServeMetrics).
 //
 //	eng, _ := sandbox.New(cfg.EngineConfig())
 //	srv, _ := server.New(eng, cfg)
@@ -41,6 +42,7 @@ type Server struct {
 	metrics *Metrics
 	keys    []apiKey
 	handler http.Handler
+	ops     http.Handler // MetricsEndpoint.Listen: /metrics, /healthz, /readyz
 
 	// abort ends every run of this server when Shutdown's deadline passes.
 	abortCtx context.Context
@@ -74,6 +76,7 @@ func New(engine *sandbox.Engine, cfg Config) (*Server, error) {
 		lvl, _ := parseLevel(cfg.LogLevel)
 		s.log = NewLogger(os.Stderr, lvl)
 	}
+	s.log = bounded(s.log) // client text in records is cut, whatever the handler
 	if s.metrics == nil {
 		s.metrics = NewMetrics()
 	}
@@ -94,27 +97,57 @@ func New(engine *sandbox.Engine, cfg Config) (*Server, error) {
 	)
 	mux := http.NewServeMux()
 	mux.Handle(path, s.limitBody(rpc))
+	s.mountProbes(mux)
+	if access := cfg.metricsAccessOn(true); access != metricsAbsent {
+		mux.Handle("GET /metrics", s.metricsHandler(access))
+	}
+	s.mountPlayground(mux) // GET / and /playground/: see playground.go
+	s.handler = mux
+	if cfg.MetricsEndpoint.Listen != "" {
+		ops := http.NewServeMux()
+		s.mountProbes(ops)
+		ops.Handle("GET /metrics", s.metricsHandler(cfg.metricsAccessOn(false)))
+		s.ops = ops
+	}
+	if cfg.metricsAccessOn(true) == metricsClosed {
+		s.log.Warn("/metrics is not served: it would show every tenant to every caller; set metrics.listen or metrics.keys to scrape it")
+	}
+	return s, nil
+}
+
+// mountProbes serves /healthz and /readyz on mux.
+func (s *Server) mountProbes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
 	})
 	mux.HandleFunc("GET /readyz", s.readyz)
-	mux.Handle("GET /metrics", s.metrics.Handler())
-	s.mountPlayground(mux) // GET / and /playground/: see playground.go
-	s.handler = mux
-	return s, nil
 }
 
 // Handler returns the server's HTTP handler, to mount on a server of the
 // caller's (which must allow HTTP/2 for Execute and gRPC).
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// ListenAndServe listens on Config.Listen and serves until Shutdown, when it
-// returns http.ErrServerClosed.
+// ListenAndServe listens on Config.Listen (and on MetricsEndpoint.Listen,
+// if set) and serves until Shutdown, when it returns http.ErrServerClosed.
 func (s *Server) ListenAndServe() error {
 	l, err := net.Listen("tcp", s.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("server: %w", err)
+	}
+	if addr := s.cfg.MetricsEndpoint.Listen; addr != "" {
+		ml, err := net.Listen("tcp", addr)
+		if err != nil {
+			l.Close()
+			return fmt.Errorf("server: metrics: %w", err)
+		}
+		s.bg.Add(1) // Done when ServeMetrics returns, at Shutdown (which waits for it).
+		go func() {
+			defer s.bg.Done()
+			if err := s.ServeMetrics(ml); !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error("serving metrics failed", slog.String(fieldError, err.Error()))
+			}
+		}()
 	}
 	return s.Serve(l)
 }
@@ -123,12 +156,32 @@ func (s *Server) ListenAndServe() error {
 // Without TLS it speaks HTTP/1.1 and cleartext HTTP/2 (h2c), so gRPC
 // clients connect without TLS; with Config.TLS, HTTPS with HTTP/2.
 func (s *Server) Serve(l net.Listener) error {
+	return s.serve(l, s.handler, "listening", slog.String(fieldAuth, s.cfg.Auth),
+		slog.Int("poolSize", s.engine.Health().PoolSize), slog.Int("queueSize", s.engine.Health().QueueSize),
+		slog.String("metrics", s.cfg.MetricsSummary()))
+}
+
+// ServeMetrics serves /metrics, /healthz and /readyz on l, the listener of
+// Config.MetricsEndpoint.Listen, until Shutdown, when it returns
+// http.ErrServerClosed. It fails at once if MetricsEndpoint.Listen is not
+// set: then /metrics is on the main listener.
+func (s *Server) ServeMetrics(l net.Listener) error {
+	if s.ops == nil {
+		l.Close()
+		return errors.New("server: no metrics listener is configured (metrics.listen): /metrics is served by Serve")
+	}
+	return s.serve(l, s.ops, "serving metrics", slog.Bool("key", len(s.cfg.MetricsEndpoint.Keys) > 0))
+}
+
+// serve serves h on l until Shutdown, and logs msg with l's address, TLS
+// and attrs once it does.
+func (s *Server) serve(l net.Listener, h http.Handler, msg string, attrs ...slog.Attr) error {
 	var p http.Protocols
 	p.SetHTTP1(true)
 	p.SetHTTP2(true)
 	p.SetUnencryptedHTTP2(s.cfg.TLS.CertFile == "")
 	hs := &http.Server{
-		Handler:           s.handler,
+		Handler:           h,
 		Protocols:         &p,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
@@ -144,8 +197,8 @@ func (s *Server) Serve(l net.Listener) error {
 	}
 	s.servers = append(s.servers, hs)
 	s.mu.Unlock()
-	s.log.Info("listening", slog.String(fieldListen, l.Addr().String()), slog.String(fieldAuth, s.cfg.Auth),
-		slog.Bool("tls", s.cfg.TLS.CertFile != ""), slog.Int("poolSize", s.engine.Health().PoolSize), slog.Int("queueSize", s.engine.Health().QueueSize))
+	attrs = append([]slog.Attr{slog.String(fieldListen, l.Addr().String()), slog.Bool("tls", s.cfg.TLS.CertFile != "")}, attrs...)
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, msg, attrs...)
 	if s.cfg.TLS.CertFile != "" {
 		hs.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 		return hs.ServeTLS(l, s.cfg.TLS.CertFile, s.cfg.TLS.KeyFile)
@@ -248,7 +301,7 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 			return
 		}
 		if r.ContentLength > maxBytes && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {
-			s.metrics.requests.WithLabelValues(r.URL.Path, "too_large").Inc()
+			s.metrics.requests.WithLabelValues(procedureLabel(r.URL.Path), "too_large").Inc()
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusRequestEntityTooLarge)
 			fmt.Fprintf(w, `{"code":"resource_exhausted","message":"the request body is %d bytes, more than the server's limit of %d (maxRequestBytes)"}`+"\n",

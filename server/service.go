@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"connectrpc.com/connect"
 
@@ -70,6 +71,76 @@ type run struct {
 	log    *slog.Logger
 	cancel context.CancelCauseFunc
 	stop   func() bool // stops the shutdown abort hook
+
+	ended atomic.Bool // the handler has seen the terminal event
+
+	mu          sync.Mutex
+	protoErrors int    // guarded by mu: messages of the client that could not be applied
+	protoFirst  string // guarded by mu: the first one's error
+	protoLast   string // guarded by mu: the last one's error
+	protoLogged bool   // guarded by mu: the errors were logged
+	protoEnd    error  // guarded by mu: set when the stream is ended for them
+}
+
+// MaxProtocolErrors is how many messages of one Execute stream the server
+// may fail to apply — a dataResponse for no request that is waiting (a
+// wrong id, an answer given twice), a second start, an empty message —
+// before it ends the stream: the run is aborted (its terminal ABORTED event
+// says why) and the RPC fails with INVALID_ARGUMENT, "too many protocol
+// errors on this stream: ...". The errors are logged once per stream, with
+// their count, never once per message. A late answer to a run that has
+// just ended is not an error of the client's and is not counted.
+const MaxProtocolErrors = 16
+
+// protocolError counts one message of the client that could not be
+// applied, and reports whether the stream must end for it: then the run
+// is aborted, the errors are logged, and Execute fails.
+func (r *run) protocolError(err error) bool {
+	if r.ended.Load() {
+		return false
+	}
+	r.mu.Lock()
+	r.protoErrors++
+	if r.protoErrors == 1 {
+		r.protoFirst = err.Error()
+	}
+	r.protoLast = err.Error()
+	if r.protoErrors < MaxProtocolErrors {
+		r.mu.Unlock()
+		return false
+	}
+	end := fmt.Errorf("too many protocol errors on this stream: %d messages could not be applied (the last: %s); at most %d are allowed",
+		r.protoErrors, r.protoLast, MaxProtocolErrors)
+	r.protoEnd = end
+	r.mu.Unlock()
+	r.logProtocolErrors()
+	r.cancel(end)
+	return true
+}
+
+// logProtocolErrors writes the stream's one line about its protocol
+// errors, if it had any and it was not written yet.
+func (r *run) logProtocolErrors() {
+	r.mu.Lock()
+	n, first, last, end, logged := r.protoErrors, r.protoFirst, r.protoLast, r.protoEnd, r.protoLogged
+	r.protoLogged = true
+	r.mu.Unlock()
+	if n == 0 || logged {
+		return
+	}
+	level, msg := slog.LevelInfo, "protocol errors"
+	if end != nil {
+		level, msg = slog.LevelWarn, "protocol errors: stream ended"
+	}
+	r.log.LogAttrs(context.Background(), level, msg, slog.Int(fieldCount, n), slog.String(fieldFirst, first), slog.String(fieldLast, last))
+}
+
+// protocolEnd returns the error that ended the stream for its protocol
+// errors, or nil.
+func (r *run) protocolEnd() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.protoEnd
 }
 
 // start checks and submits a run for the call in ctx. On success the
@@ -167,9 +238,7 @@ func (r *run) finish(term sandbox.Event) {
 		slog.Int("fetch_requests", st.FetchRequests),
 		slog.Int("console_events", st.ConsoleEvents),
 	)
-	if len(r.req.Metadata) > 0 {
-		attrs = append(attrs, slog.Any(fieldMetadata, r.req.Metadata))
-	}
+	attrs = append(attrs, metadataAttrs(r.req.Metadata)...)
 	r.log.LogAttrs(context.Background(), slog.LevelInfo, "run", attrs...)
 	r.s.runs.Done()
 }
@@ -265,6 +334,7 @@ func (v *service) Execute(ctx context.Context, stream *connect.BidiStream[pb.Exe
 		r.observe(ev)
 		if ev.Terminal() {
 			term = ev
+			r.ended.Store(true)
 		}
 		if sendErr != nil {
 			continue // drain: the run ends aborted
@@ -275,12 +345,17 @@ func (v *service) Execute(ctx context.Context, stream *connect.BidiStream[pb.Exe
 		}
 	}
 	r.finish(term)
+	if end := r.protocolEnd(); end != nil {
+		return connect.NewError(connect.CodeInvalidArgument, end)
+	}
 	return sendErr
 }
 
 // readClient applies the client's data responses and abort to the run
-// until the client closes its side or the stream ends.
+// until the client closes its side, the stream ends, or the client has
+// sent MaxProtocolErrors messages that could not be applied.
 func (r *run) readClient(stream *connect.BidiStream[pb.ExecuteRequest, pb.ExecuteResponse]) {
+	defer r.logProtocolErrors()
 	for {
 		m, err := stream.Receive()
 		if errors.Is(err, io.EOF) {
@@ -290,30 +365,32 @@ func (r *run) readClient(stream *connect.BidiStream[pb.ExecuteRequest, pb.Execut
 			r.sess.Abort() // a broken stream; a no-op once the run has ended
 			return
 		}
+		var perr error
 		switch x := m.GetMessage().(type) {
 		case *pb.ExecuteRequest_DataResponse:
 			d := x.DataResponse
-			var err error
 			switch a := d.GetAnswer().(type) {
 			case *pb.DataResponse_Error:
-				err = r.sess.RespondError(d.GetId(), a.Error)
+				perr = r.sess.RespondError(d.GetId(), a.Error)
 			case *pb.DataResponse_Value:
 				if !json.Valid([]byte(a.Value)) {
-					err = r.sess.RespondError(d.GetId(), "the host's answer is not valid JSON")
+					perr = r.sess.RespondError(d.GetId(), "the host's answer is not valid JSON")
 				} else {
-					err = r.sess.Respond(d.GetId(), json.RawMessage(a.Value))
+					perr = r.sess.Respond(d.GetId(), json.RawMessage(a.Value))
 				}
 			default:
-				err = r.sess.Respond(d.GetId(), json.RawMessage("null"))
-			}
-			if err != nil {
-				r.log.Info("data response not delivered", slog.String(fieldError, err.Error()))
+				perr = r.sess.Respond(d.GetId(), json.RawMessage("null"))
 			}
 		case *pb.ExecuteRequest_Abort:
 			r.log.Debug("aborted by the client")
 			r.sess.Abort()
 		case *pb.ExecuteRequest_Start:
-			r.log.Warn("a second start message on the stream is ignored")
+			perr = errors.New("a second start message (ignored)")
+		default:
+			perr = errors.New("a message with nothing in it")
+		}
+		if perr != nil && r.protocolError(perr) {
+			return
 		}
 	}
 }

@@ -23,7 +23,8 @@ const serveUsage = `Usage: stepbox serve [flags]
 
 Serves the Stepbox API: Run, Execute, CompileTypeScript and Health over Connect,
 gRPC, gRPC-Web and HTTP+JSON (h2c without TLS), plus /healthz, /readyz and
-/metrics. Logs are JSON lines on stderr. SIGTERM or Ctrl-C drains the runs in
+/metrics (on metrics.listen when set; with tenants, only there or with a
+metrics key). Logs are JSON lines on stderr. SIGTERM or Ctrl-C drains the runs in
 flight (up to drainTimeout, then aborts them); a second signal stops at once.
 
 The configuration is layered: defaults (127.0.0.1:8080, no authentication),
@@ -132,12 +133,31 @@ func serveCommand(ctx context.Context, st *State, args []string) int {
 		log.Error("cannot listen", slog.String("error", err.Error()))
 		return ExitRuntime
 	}
-	served := make(chan error, 1)
+	served := make(chan error, 2) // the main listener's Serve and the metrics listener's ServeMetrics
+	serving := 1
+	if addr := cfg.MetricsEndpoint.Listen; addr != "" {
+		ml, err := net.Listen("tcp", addr)
+		if err != nil {
+			l.Close()
+			eng.Close(context.Background())
+			log.Error("cannot listen for metrics", slog.String("error", err.Error()))
+			return ExitRuntime
+		}
+		serving++
+		go func() { served <- srv.ServeMetrics(ml) }()
+	}
 	go func() { served <- srv.Serve(l) }()
 
 	select {
 	case err := <-served:
 		log.Error("serving failed", slog.String("error", err.Error()))
+		serving--
+		cancelNow, stop := context.WithCancel(context.Background())
+		stop()
+		_ = srv.Shutdown(cancelNow) // the other listener, at once
+		for ; serving > 0; serving-- {
+			<-served
+		}
 		eng.Close(context.Background())
 		return ExitRuntime
 	case sig := <-st.Signals: // a nil channel: only ctx stops the server
@@ -164,9 +184,11 @@ func serveCommand(ctx context.Context, st *State, args []string) int {
 	if err := srv.Shutdown(dctx); err != nil {
 		log.Warn("drain incomplete: runs in flight were aborted", slog.String("error", err.Error()))
 	}
-	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
-		log.Error("serving failed", slog.String("error", err.Error()))
-		status = ExitRuntime
+	for ; serving > 0; serving-- {
+		if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("serving failed", slog.String("error", err.Error()))
+			status = ExitRuntime
+		}
 	}
 	_ = eng.Close(dctx)
 	return status
@@ -239,8 +261,12 @@ func summary(c server.Config) string {
 	if len(plans) == 0 {
 		plans = []string{orDefault(c.DefaultPlan, "default")}
 	}
-	return fmt.Sprintf("listen %s, auth %s, %d tenants, plans %s", orDefault(c.Listen, server.DefaultListen), auth,
+	out := fmt.Sprintf("listen %s, auth %s, %d tenants, plans %s", orDefault(c.Listen, server.DefaultListen), auth,
 		len(c.Tenants), strings.Join(plans, ","))
+	if c.MetricsEndpoint.Listen != "" || len(c.MetricsEndpoint.Keys) > 0 || auth != server.AuthNone {
+		out += ", metrics " + c.MetricsSummary() // the default of a local developer goes without saying
+	}
+	return out
 }
 
 func hashKey(st *State) int {

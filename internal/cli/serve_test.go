@@ -133,6 +133,7 @@ func TestServeRunsAndDrains(t *testing.T) {
 	key := "serve-test-key-0123456789"
 	cfg := writeFile(t, "serve.yaml", `
 listen: 127.0.0.1:0
+metrics: {listen: 127.0.0.1:0}
 poolSize: 2
 drainTimeout: 10s
 tenants:
@@ -149,12 +150,14 @@ tenants:
 	go func() { exit <- serveCommand(context.Background(), st, []string{"--config", cfg}) }()
 
 	// The command logs where it listens: each log write wakes the test.
-	addr := ""
+	addr, metricsAddr := "", ""
 	re := regexp.MustCompile(`"msg":"listening","listen":"([^"]+)"`)
+	reMetrics := regexp.MustCompile(`"msg":"serving metrics","listen":"([^"]+)"`)
 	timeout := time.After(testenv.ScaleDuration(10 * time.Second))
 	for addr == "" {
-		if m := re.FindStringSubmatch(stderr.String()); m != nil {
-			addr = m[1]
+		logs := stderr.String()
+		if m, mm := re.FindStringSubmatch(logs), reMetrics.FindStringSubmatch(logs); m != nil && mm != nil {
+			addr, metricsAddr = m[1], mm[1]
 			break
 		}
 		select {
@@ -162,7 +165,7 @@ tenants:
 		case code := <-exit:
 			t.Fatalf("exit %d before listening:\n%s", code, stderr.String())
 		case <-timeout:
-			t.Fatalf("not listening:\n%s", stderr.String())
+			t.Fatalf("not listening with metrics:\n%s", stderr.String())
 		}
 	}
 	hc := &http.Client{Transport: &http.Transport{}}
@@ -189,7 +192,13 @@ tenants:
 	if status != 200 || m["result"].(map[string]any)["value"] != "42" {
 		t.Fatalf("%d %v", status, m)
 	}
-	if resp, err := hc.Get("http://" + addr + "/metrics"); err != nil || resp.StatusCode != 200 {
+	// The metrics name the tenants: on their own listener, not on the API's.
+	if resp, err := hc.Get("http://" + addr + "/metrics"); err != nil || resp.StatusCode != 404 {
+		t.Fatalf("metrics on the API's listener: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if resp, err := hc.Get("http://" + metricsAddr + "/metrics"); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("metrics: %v", err)
 	} else {
 		b, _ := io.ReadAll(resp.Body)
