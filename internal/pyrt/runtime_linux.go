@@ -88,6 +88,7 @@ func New(cfg Config) (*Runtime, error) {
 		jail: jail.Config{
 			ReadOnlyBinds:    binds,
 			TmpfsSizeBytes:   cfg.TmpfsSizeBytes,
+			TmpfsInodes:      cfg.TmpfsInodes,
 			MemoryBytes:      int64(cfg.MaxMemoryMB)<<20 + cfg.TmpfsSizeBytes + 256<<20,
 			MaxProcs:         max(jail.DefaultMaxProcs, cfg.MaxProcs+8),
 			MaxFileSizeBytes: cfg.MaxFileSizeBytes,
