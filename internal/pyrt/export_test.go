@@ -29,3 +29,22 @@ func WaitSpare(r *Runtime) error {
 	r.z.held = spare
 	return nil
 }
+
+// NewLeakyCleaner is New with a zygote whose cleaner leaves /tmp/<keep>
+// behind, so that its proof fails: no other way to make it fail is known.
+func NewLeakyCleaner(cfg Config, keep string) (*Runtime, error) { return newRuntime(cfg, keep) }
+
+// Retired returns how many zygotes the runtime replaced because what a run
+// left could not be proven gone, and why it replaced the last one.
+func Retired(r *Runtime) (int, string) {
+	r.turn <- struct{}{}
+	defer func() { <-r.turn }()
+	return r.retired, r.retiredWhy
+}
+
+// NamedSockets lists the named unix sockets in the network namespace of
+// the zygote with this pid, as the host's check after each run does.
+func NamedSockets(pid int) ([]string, error) { return (&zygote{pid: pid}).namedSockets() }
+
+// NamedUnixSockets is the parser of /proc/net/unix.
+var NamedUnixSockets = namedUnixSockets
