@@ -75,8 +75,9 @@ type Config struct {
 	MaxFileSizeBytes int64
 
 	// TmpfsSizeBytes caps the jail's /tmp, in bytes; one run at a time
-	// uses it, and it is emptied after every run. Zero means
-	// DefaultTmpfsSizeBytes.
+	// uses it, and it is emptied and proven back to its state at the
+	// zygote's start after every run (or the zygote is replaced). Zero
+	// means DefaultTmpfsSizeBytes.
 	TmpfsSizeBytes int64
 
 	// TmpfsInodes caps the files and directories in the jail's /tmp.
