@@ -42,9 +42,14 @@ func Retired(r *Runtime) (int, string) {
 	return r.retired, r.retiredWhy
 }
 
-// NamedSockets lists the named unix sockets in the network namespace of
-// the zygote with this pid, as the host's check after each run does.
-func NamedSockets(pid int) ([]string, error) { return (&zygote{pid: pid}).namedSockets() }
+// SocketLister returns a function that lists the named unix sockets in
+// the network namespace of the runtime's current zygote, as the host's
+// check after each run does; it may be called while a run is in progress.
+func SocketLister(r *Runtime) func() ([]string, error) {
+	r.turn <- struct{}{}
+	defer func() { <-r.turn }()
+	return r.z.namedSockets
+}
 
 // NamedUnixSockets is the parser of /proc/net/unix.
 var NamedUnixSockets = namedUnixSockets

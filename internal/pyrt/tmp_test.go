@@ -349,10 +349,11 @@ func TestUnreachableLeftovers(t *testing.T) {
 func TestSocketsSeenFromHost(t *testing.T) {
 	rt := newRuntime(t, pyrt.Config{})
 	pid := pyrt.ZygotePID(rt)
+	list := pyrt.SocketLister(rt)
 	var seen []string
 	var seenErr error
 	h := &recorder{answer: func(ev *ipc.Event) *ipc.Reply {
-		seen, seenErr = pyrt.NamedSockets(pid)
+		seen, seenErr = list()
 		return &ipc.Reply{ID: ev.DataRequest.ID, Value: json.RawMessage(`1`)}
 	}}
 	expectResult(t, runStep(t, rt, `import socket
