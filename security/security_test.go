@@ -30,7 +30,7 @@ func TestCatalogueNames(t *testing.T) {
 }
 
 func catalogues() map[string][]attack {
-	m := map[string][]attack{"native": nativeLoops}
+	m := map[string][]attack{"native": nativeLoops, "pyLeftovers": pyLeftovers}
 	for _, sec := range sections(nil) {
 		m[sec.name] = sec.rows
 	}
@@ -94,6 +94,17 @@ func TestNoStateAcrossRuns(t *testing.T) {
 		t.Run(iso.name, func(t *testing.T) {
 			t.Parallel()
 			noStateAcrossRuns(t, iso)
+		})
+	}
+}
+
+// TestPythonLeftovers has one tenant's Python steps leave what they can in
+// their zygote's jail, and another tenant's next run on it look for it.
+func TestPythonLeftovers(t *testing.T) {
+	for _, iso := range isolations {
+		t.Run(iso.name, func(t *testing.T) {
+			t.Parallel()
+			pythonLeftovers(t, iso)
 		})
 	}
 }

@@ -28,6 +28,7 @@ const (
 	DefaultMaxOpenFiles     = 64
 	DefaultMaxFileSizeBytes = 8 << 20
 	DefaultTmpfsSizeBytes   = 16 << 20
+	DefaultTmpfsInodes      = 1024
 	DefaultStartTimeout     = 15 * time.Second
 )
 
@@ -74,9 +75,14 @@ type Config struct {
 	MaxFileSizeBytes int64
 
 	// TmpfsSizeBytes caps the jail's /tmp, in bytes; one run at a time
-	// uses it, and it is emptied after every run. Zero means
-	// DefaultTmpfsSizeBytes.
+	// uses it, and it is emptied and proven back to its state at the
+	// zygote's start after every run (or the zygote is replaced). Zero
+	// means DefaultTmpfsSizeBytes.
 	TmpfsSizeBytes int64
+
+	// TmpfsInodes caps the files and directories in the jail's /tmp.
+	// Zero means DefaultTmpfsInodes.
+	TmpfsInodes int
 
 	// CgroupParent is passed to the jail (see jail.Config.CgroupParent).
 	CgroupParent string
@@ -114,7 +120,7 @@ func (c Config) withDefaults() (Config, error) {
 		v    *int
 		def  int
 	}{{"MaxMemoryMB", &c.MaxMemoryMB, DefaultMaxMemoryMB}, {"MaxProcs", &c.MaxProcs, DefaultMaxProcs},
-		{"MaxOpenFiles", &c.MaxOpenFiles, DefaultMaxOpenFiles}} {
+		{"MaxOpenFiles", &c.MaxOpenFiles, DefaultMaxOpenFiles}, {"TmpfsInodes", &c.TmpfsInodes, DefaultTmpfsInodes}} {
 		if *f.v < 0 {
 			errs = append(errs, fmt.Errorf("pyrt: config: %s %d is negative", f.name, *f.v))
 		}

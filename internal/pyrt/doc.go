@@ -35,8 +35,9 @@
 // sends the host's ends of the pipes to the host ("spare"), waits for the
 // spare to exit, or kills it when the host asks ("kill"), then kills every
 // other process of its pid namespace (kill(-1): it is init, so this spares
-// only itself) and reaps them, empties /tmp, reports the exit status and CPU
-// time ("exit"), and forks the next spare. A run is: write the job (code,
+// only itself) and reaps them, empties /tmp and proves it back to its
+// baseline (see "Shared by the runs of one zygote"), reports the exit
+// status and CPU time ("exit"), and forks the next spare. A run is: write the job (code,
 // input, limits, rlimits) into the spare's pipe; relay its events; end with
 // its terminal frame or its death; wait for "exit". Run returns only after
 // every process of the run is gone, so runs never overlap: a Runtime runs
@@ -126,7 +127,8 @@
 //   - The read-only root: the interpreter, its standard library, the extra
 //     site-packages and the system's shared libraries only; no /etc beyond
 //     ld.so.cache, no /proc, no /home; /tmp is the jail's own tmpfs
-//     (Config.TmpfsSizeBytes), emptied after every run.
+//     (Config.TmpfsSizeBytes, Config.TmpfsInodes), the only place a step
+//     can write, emptied and proven clean after every run (below).
 //   - Per-run rlimits, set by the run process on itself before the step
 //     runs: RLIMIT_AS (the zygote's address space, a few MiB of slack, plus
 //     memoryMb), ITIMER_PROF at cpuMs and RLIMIT_CPU one second past it (a
@@ -146,8 +148,42 @@
 //     frames capped, checked and decoded defensively; the zygote killed and
 //     replaced if it does not end a run within a grace period.
 //
-// Shared by the runs of one zygote, in turn: its IPC namespace (no System
-// V IPC is reachable anyway), UTS namespace, the /tmp mount (emptied between
-// runs), the jail's memory and pids cgroups, and the zygote's hash seed
-// (each run process reseeds random after the fork).
+// # Shared by the runs of one zygote
+//
+// In turn, and often by different tenants: whatever a run can leave in
+// the zygote's jail is either cleaned and proven gone before the next run,
+// or out of the run's reach.
+//
+//   - /tmp, the one writable mount, run directory included. After every
+//     run (every process of it dead) the zygote removes everything in it
+//     by descriptor (Zygote.clean_tmp and _empty_dir in prelude.py:
+//     openat and unlinkat from a descriptor of /tmp it keeps, no
+//     recursion, a few descriptors whatever the depth, every directory
+//     made 0700 first), so no depth, name or mode stops it. Then it
+//     proves /tmp back to the baseline it recorded at start, before the
+//     first spare: no entries, the same free blocks and free inodes, mode,
+//     owner, atime and mtime (the times restored) and extended
+//     attributes (a run cannot set any: the *setxattr calls are not in
+//     the jail's allowlist).
+//   - Unix socket names, in the zygote's network namespace. A socket dies
+//     with its process, but one in flight (passed in a descriptor over a
+//     socket that nothing holds) lives until the kernel's garbage
+//     collector frees the cycle, and an abstract name could meanwhile be
+//     found by the next run; so could a file of /tmp held that way (its
+//     blocks stay in use, which the proof above sees). After each run the
+//     host reads /proc/<zygote>/net/unix: no named socket may be left.
+//   - Out of reach (TestUnreachableLeftovers): System V IPC and POSIX
+//     message queues of the IPC namespace (ENOSYS), the host name of the
+//     UTS namespace (EPERM), a new owner for /tmp (chown is ENOSYS), FIFOs
+//     and device nodes (mknod is ENOSYS), keyrings (EPERM). Processes and
+//     their locks, mappings and timers die with kill(-1).
+//
+// If a proof fails, the zygote says why in its "exit" message, forks no
+// other spare and waits to be stopped; the host replaces it (the run that
+// left the trace keeps its outcome; the next run starts a new zygote) and
+// counts it. Also shared, and not cleaned: the jail's memory and pids
+// cgroups; the zygote's hash seed (each run process reseeds random after
+// the fork); and /tmp's inode numbers, which tmpfs hands out in sequence,
+// so a run can tell roughly how many files earlier runs on its zygote
+// made.
 package pyrt

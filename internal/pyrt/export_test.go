@@ -29,3 +29,27 @@ func WaitSpare(r *Runtime) error {
 	r.z.held = spare
 	return nil
 }
+
+// NewLeakyCleaner is New with a zygote whose cleaner leaves /tmp/<keep>
+// behind, so that its proof fails: no other way to make it fail is known.
+func NewLeakyCleaner(cfg Config, keep string) (*Runtime, error) { return newRuntime(cfg, keep) }
+
+// Retired returns how many zygotes the runtime replaced because what a run
+// left could not be proven gone, and why it replaced the last one.
+func Retired(r *Runtime) (int, string) {
+	r.turn <- struct{}{}
+	defer func() { <-r.turn }()
+	return r.retired, r.retiredWhy
+}
+
+// SocketLister returns a function that lists the named unix sockets in
+// the network namespace of the runtime's current zygote, as the host's
+// check after each run does; it may be called while a run is in progress.
+func SocketLister(r *Runtime) func() ([]string, error) {
+	r.turn <- struct{}{}
+	defer func() { <-r.turn }()
+	return r.z.namedSockets
+}
+
+// NamedUnixSockets is the parser of /proc/net/unix.
+var NamedUnixSockets = namedUnixSockets

@@ -45,6 +45,9 @@ type preludeConfig struct {
 	SysSeccomp int      `json:"sysSeccomp"` // the seccomp(2) system call number
 	Path       []string `json:"path"`       // appended to sys.path
 	Preload    []string `json:"preload"`
+	// TestKeepTmp, set by tests only, is a name in /tmp that the cleaner
+	// leaves alone, so that its proof fails.
+	TestKeepTmp string `json:"testKeepTmp,omitempty"`
 }
 
 // MaybeZygote turns the process into the launcher of a Python zygote if

@@ -18,12 +18,14 @@
 # same point as it would in JavaScript.
 
 import builtins
+import errno
 import gc
 import json
 import os
 import select
 import signal
 import socket
+import stat
 import sys
 import resource
 import time
@@ -31,7 +33,9 @@ import _thread
 
 PROTOCOL = 1
 STEP_FILE = "step.py"
-RUN_DIR = "/tmp/run"
+TMP = "/tmp"
+RUN_NAME = "run"
+RUN_DIR = TMP + "/" + RUN_NAME
 IN_FD, EVENT_FD = 3, 4
 MAX_MESSAGE = 8 << 10  # bytes of an exception message sent to the host
 MAX_STACK = 32 << 10  # bytes of a traceback sent to the host
@@ -106,8 +110,9 @@ class Zygote:
     waits for its job. The host gets the host's ends of the spare's pipes
     in a "spare" message and starts a run by writing the job; the zygote
     waits for the spare to exit (or kills it when asked), kills and reaps
-    whatever it left, empties /tmp, reports "exit", and forks the next
-    spare."""
+    whatever it left, empties /tmp and proves it back to its baseline,
+    reports "exit", and forks the next spare; or, if the proof fails,
+    reports why in "exit" and serves no other run."""
 
     def __init__(self):
         self.ctl = socket.socket(fileno=3)
@@ -119,6 +124,12 @@ class Zygote:
         signal.signal(signal.SIGCHLD, _noop)
         signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
         self.next_id = 0
+        # /tmp as the jail made it: what every run must leave behind.
+        self.tmp = os.open(TMP, _DIR_FLAGS)
+        if os.listdir(self.tmp):
+            raise RuntimeError("/tmp is not empty when the zygote starts")
+        self.baseline = self.tmp_state()
+        self.keep = CONFIG.get("testKeepTmp") or None  # tests only: a name the cleaner leaves
 
     def send(self, obj, fds=()):
         data = json.dumps(obj).encode()
@@ -157,10 +168,7 @@ class Zygote:
         and everything it started are gone."""
         self.next_id += 1
         rid = self.next_id
-        try:
-            os.mkdir(RUN_DIR, 0o700)
-        except FileExistsError:
-            pass
+        os.mkdir(RUN_NAME, 0o700, dir_fd=self.tmp)  # /tmp is proven empty
         in_r, in_w = os.pipe()
         ev_r, ev_w = os.pipe()
         out_r, out_w = os.pipe()
@@ -213,16 +221,26 @@ class Zygote:
                     status, rusage = st, ru
         # Whatever the step started dies with it.
         self.kill_all()
-        self.clean_tmp()
+        dirty = self.clean_tmp()
         out = {"op": "exit", "id": rid, "killed": killed,
                "cpuMs": (rusage.ru_utime + rusage.ru_stime) * 1000.0, "maxRssKb": rusage.ru_maxrss}
         if os.WIFSIGNALED(status):
             out["signal"] = os.WTERMSIG(status)
         else:
             out["status"] = os.waitstatus_to_exitcode(status)
+        if dirty:
+            out["dirty"] = _clip(dirty, 1000)
         try:
             self.send(out)
         except OSError:
+            os._exit(0)
+        if dirty:
+            # What the run left could not be proven gone: no other run may
+            # see it. The host replaces this zygote; until it closes the
+            # socket, nothing more is forked.
+            while self.recv() is not None:
+                pass
+            self.kill_all()
             os._exit(0)
 
     def kill_all(self, reap=True):
@@ -243,38 +261,97 @@ class Zygote:
                 pass
 
     def clean_tmp(self):
-        def remove(path):
-            try:
-                st = os.lstat(path)
-            except OSError:
-                return
-            if (st.st_mode & 0o170000) == 0o040000:
-                try:
-                    os.chmod(path, 0o700)
-                except OSError:
-                    pass
-                try:
-                    names = os.listdir(path)
-                except OSError:
-                    names = []
-                for name in names:
-                    remove(os.path.join(path, name))
-                try:
-                    os.rmdir(path)
-                except OSError:
-                    pass
-            else:
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass
-
+        """Empties /tmp and proves it is back to its baseline. Returns None,
+        or what the proof found (the zygote must then serve no other run).
+        Every process of the run is dead: nothing changes the tree while
+        this runs."""
+        problems = []
         try:
-            names = os.listdir("/tmp")
-        except OSError:
-            return
-        for name in names:
-            remove(os.path.join("/tmp", name))
+            os.fchmod(self.tmp, 0o700)
+            _empty_dir(os.dup(self.tmp), self.keep)
+        except Exception as e:  # the proof below decides; the zygote lives on
+            problems.append("cleaning /tmp: %s: %s" % (type(e).__name__, e))
+        try:
+            left = os.listdir(self.tmp)
+            if left:
+                problems.append("/tmp still holds %d entries" % len(left))
+            base = self.baseline
+            os.fchmod(self.tmp, stat.S_IMODE(base["mode"]))
+            os.utime(self.tmp, ns=(base["atime"], base["mtime"]))
+            now = self.tmp_state()
+            for key in sorted(base):
+                if now[key] != base[key]:
+                    problems.append("/tmp's %s is %r, %r at the start" % (key, now[key], base[key]))
+        except Exception as e:
+            problems.append("proving /tmp clean: %s: %s" % (type(e).__name__, e))
+        return "; ".join(problems) or None
+
+    def tmp_state(self):
+        """What of /tmp itself a run could change and a later run see."""
+        st = os.fstat(self.tmp)
+        vfs = os.statvfs(self.tmp)
+        return {"mode": st.st_mode, "uid": st.st_uid, "gid": st.st_gid, "inode": st.st_ino,
+                "atime": st.st_atime_ns, "mtime": st.st_mtime_ns,
+                "free blocks": vfs.f_bfree, "free inodes": vfs.f_ffree,
+                "xattrs": {n: os.getxattr(self.tmp, n) for n in os.listxattr(self.tmp)}}
+
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _dir_entries(fd, keep=None):
+    """The names in the directory open at fd, each with whether it is a
+    directory itself (never following a symbolic link)."""
+    with os.scandir(fd) as it:
+        return [(e.name, e.is_dir(follow_symlinks=False)) for e in it if e.name != keep]
+
+
+def _empty_dir(fd, keep=None):
+    """Removes everything in the directory open at fd, and closes fd.
+
+    By descriptor (openat, unlinkat: nothing is looked up by a path, so
+    no depth is too deep), without recursion, and with three descriptors
+    open at most whatever the depth (RLIMIT_NOFILE is no bound): it goes
+    down by name and back up through "..", keeping on a stack, per level,
+    the name of the directory it went into, the inode of the one it left
+    (checked on the way back) and what is left to remove there. Each
+    directory is made 0700 before it is entered: the zygote owns
+    everything here (runs have its uid and cannot chown), so a mode of
+    0000 or 0500 does not stop it. keep, at the top level only, is left
+    alone (a test hook)."""
+    stack = []
+    try:
+        todo = _dir_entries(fd, keep)
+        while True:
+            while todo:
+                name, is_dir = todo.pop()
+                if not is_dir:
+                    os.unlink(name, dir_fd=fd)
+                    continue
+                try:
+                    os.rmdir(name, dir_fd=fd)
+                    continue
+                except OSError as e:
+                    if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                        raise
+                # A directory (so said its entry: no symbolic link to follow).
+                os.chmod(name, 0o700, dir_fd=fd)
+                sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                stack.append((name, os.fstat(fd).st_ino, todo))
+                os.close(fd)
+                fd = sub
+                todo = _dir_entries(fd)
+            if not stack:
+                return
+            name, ino, todo = stack.pop()
+            up = os.open("..", _DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = up
+            if os.fstat(fd).st_ino != ino:
+                raise RuntimeError("came back up to another directory than it went down from")
+            os.rmdir(name, dir_fd=fd)
+    finally:
+        os.close(fd)
 
 
 # ---------------------------------------------------------------------------
@@ -285,9 +362,10 @@ def child(zygote, fds):
     """Prepares a spare, waits for its job, runs it; never returns."""
     import fcntl
 
-    # The control socket and the wake-up pipe are the zygote's; their
-    # numbers are about to be reused.
+    # The control socket, the wake-up pipe and /tmp's descriptor are the
+    # zygote's; their numbers are about to be reused.
     zygote.ctl.detach()
+    os.close(zygote.tmp)
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.default_int_handler)

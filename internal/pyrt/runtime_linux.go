@@ -27,7 +27,10 @@ import (
 // Notes: Run is safe for concurrent use; concurrent calls wait for their
 // turn (the wait is not part of their wall time; ctx still aborts it). If
 // the zygote dies, the run on it fails (CRASHED) and the next run starts a
-// new one. Close ends runs in progress (ABORTED), stops the zygote and
+// new one. After every run the zygote empties /tmp and proves it (and the
+// host its unix sockets) back to how they were when it started; where
+// that fails, the run keeps its outcome and the next run starts on a new
+// zygote. Close ends runs in progress (ABORTED), stops the zygote and
 // waits for it.
 type Runtime struct {
 	cfg  Config
@@ -39,6 +42,11 @@ type Runtime struct {
 	turn chan struct{}
 	// z is owned by the holder of turn.
 	z *zygote
+	// retired counts the zygotes replaced because what a run left in the
+	// jail could not be proven gone, and retiredWhy says why the last one
+	// was; both owned by the holder of turn.
+	retired    int
+	retiredWhy string
 
 	closeCtx  context.Context // done once Close starts
 	closeNow  context.CancelFunc
@@ -52,6 +60,12 @@ type Runtime struct {
 //
 // The binary must call MaybeZygote first thing in main (see there).
 func New(cfg Config) (*Runtime, error) {
+	return newRuntime(cfg, "")
+}
+
+// newRuntime is New; testKeepTmp, for tests only, is a name in /tmp that
+// the zygote's cleaner leaves alone, so that its proof fails.
+func newRuntime(cfg Config, testKeepTmp string) (*Runtime, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
@@ -73,7 +87,7 @@ func New(cfg Config) (*Runtime, error) {
 	}
 	pc, err := json.Marshal(preludeConfig{
 		Filter: hex.EncodeToString(filter), SysSeccomp: unix.SYS_SECCOMP,
-		Path: cfg.SitePackages, Preload: cfg.Preload,
+		Path: cfg.SitePackages, Preload: cfg.Preload, TestKeepTmp: testKeepTmp,
 	})
 	if err != nil {
 		return nil, err
@@ -88,6 +102,7 @@ func New(cfg Config) (*Runtime, error) {
 		jail: jail.Config{
 			ReadOnlyBinds:    binds,
 			TmpfsSizeBytes:   cfg.TmpfsSizeBytes,
+			TmpfsInodes:      cfg.TmpfsInodes,
 			MemoryBytes:      int64(cfg.MaxMemoryMB)<<20 + cfg.TmpfsSizeBytes + 256<<20,
 			MaxProcs:         max(jail.DefaultMaxProcs, cfg.MaxProcs+8),
 			MaxFileSizeBytes: cfg.MaxFileSizeBytes,
@@ -177,37 +192,76 @@ func (r *Runtime) RunWithModules(ctx context.Context, job Job, host ModuleHost) 
 	if r.closeCtx.Err() != nil {
 		return failure(closed(), ipc.Stats{})
 	}
-	if r.z == nil || r.z.isDead() {
-		if r.z != nil {
-			r.z.stop()
-			r.z = nil
-		}
-		z, err := r.startZygote()
-		if err != nil {
-			return failure(&ipc.Failure{Code: ipc.CodeUnavailable, Message: "Python is unavailable: " + err.Error()}, ipc.Stats{})
-		}
-		r.z = z
-	}
-	spare, err := r.z.takeSpare(ctx, r.closeCtx, r.cfg.StartTimeout)
-	if err != nil {
-		switch {
-		case ctx.Err() != nil:
-			return failure(aborted(ctx), ipc.Stats{})
-		case r.closeCtx.Err() != nil:
-			return failure(closed(), ipc.Stats{})
-		}
-		r.z.stop()
-		r.z = nil
-		return failure(&ipc.Failure{Code: ipc.CodeCrashed, Message: err.Error()}, ipc.Stats{})
+	spare, f := r.spare(ctx)
+	if f != nil {
+		return failure(f, ipc.Stats{})
 	}
 	rn := newRun(ctx, r, r.z, spare, job, input)
 	rn.modHost = host
 	ev := rn.execute()
-	if rn.zygoteBroken {
+	switch {
+	case rn.zygoteBroken:
 		r.z.stop()
 		r.z = nil
+	case rn.exit != nil && rn.exit.Dirty != "":
+		r.retire(rn.exit.Dirty)
+	default:
+		if err := r.z.proveSockets(); err != nil {
+			r.retire(err.Error())
+		}
 	}
 	return ev
+}
+
+// spare returns the spare for the next run, starting a zygote first if
+// there is none (or it died), and replacing one that reports that it is
+// not clean.
+//
+// Preconditions: the caller holds turn.
+func (r *Runtime) spare(ctx context.Context) (*zmsg, *ipc.Failure) {
+	for attempt := 0; ; attempt++ {
+		if r.z == nil || r.z.isDead() {
+			if r.z != nil {
+				r.z.stop()
+				r.z = nil
+			}
+			z, err := r.startZygote()
+			if err != nil {
+				return nil, &ipc.Failure{Code: ipc.CodeUnavailable, Message: "Python is unavailable: " + err.Error()}
+			}
+			r.z = z
+		}
+		spare, err := r.z.takeSpare(ctx, r.closeCtx, r.cfg.StartTimeout)
+		if err == nil {
+			return spare, nil
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil, aborted(ctx)
+		case r.closeCtx.Err() != nil:
+			return nil, closed()
+		}
+		var dirty *dirtyError
+		if errors.As(err, &dirty) && attempt == 0 {
+			r.retire(dirty.reason)
+			continue
+		}
+		r.z.stop()
+		r.z = nil
+		return nil, &ipc.Failure{Code: ipc.CodeCrashed, Message: err.Error()}
+	}
+}
+
+// retire stops a zygote that must serve no other run, because what a run
+// left in its jail could not be proven gone; the next run starts a new
+// one. The run that left it keeps its outcome.
+//
+// Preconditions: the caller holds turn.
+func (r *Runtime) retire(why string) {
+	r.retired++
+	r.retiredWhy = why
+	r.z.stop()
+	r.z = nil
 }
 
 func aborted(ctx context.Context) *ipc.Failure {

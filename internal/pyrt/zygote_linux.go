@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -37,6 +39,10 @@ type zmsg struct {
 	MaxRssKb float64 `json:"maxRssKb,omitempty"`
 	Signal   int     `json:"signal,omitempty"`
 	Status   int     `json:"status,omitempty"`
+	// Dirty says what the run left that the zygote could not prove gone
+	// (see Zygote.clean_tmp in prelude.py); the zygote then serves no
+	// other run and waits to be stopped.
+	Dirty string `json:"dirty,omitempty"`
 }
 
 // runRlimits are set by the run's process on itself when it gets its job.
@@ -70,6 +76,14 @@ type zygote struct {
 	// run's RLIMIT_AS is on top of the address space, and its reported
 	// peak is above the resident set.
 	vsz, rss int64
+
+	// netUnix is /proc/<pid>/net/unix, open from the start (a read is
+	// then half the cost of an open and a read); sockets are the named
+	// unix sockets of the zygote's network namespace when it was ready
+	// (none), or socketsErr says why they could not be read.
+	netUnix    *os.File
+	sockets    []string
+	socketsErr error
 
 	stopOnce sync.Once
 }
@@ -162,7 +176,66 @@ func (r *Runtime) startZygote() (*zygote, error) {
 		z.stop()
 		return nil, fmt.Errorf("pyrt: cannot read the zygote's memory use from /proc/%d/statm", z.pid)
 	}
+	z.netUnix, z.socketsErr = os.Open("/proc/" + strconv.Itoa(z.pid) + "/net/unix")
+	if z.socketsErr == nil {
+		z.sockets, z.socketsErr = z.namedSockets()
+	}
 	return z, nil
+}
+
+// namedSockets lists the unix sockets bound to a name, abstract ("@...")
+// or a path, in the zygote's network namespace, from the host's /proc.
+// The namespace is the zygote's alone, and shared by its runs in turn: a
+// socket a run bound that outlives it (in flight in a descriptor passed
+// over a socket that nothing holds, until the kernel's garbage collector
+// frees the cycle) could be found by a later run by its name.
+func (z *zygote) namedSockets() ([]string, error) {
+	// From offset 0 each time: the kernel lists the sockets afresh.
+	data, err := io.ReadAll(io.NewSectionReader(z.netUnix, 0, 1<<40))
+	if err != nil {
+		return nil, err
+	}
+	return namedUnixSockets(string(data))
+}
+
+// namedUnixSockets returns the names in the text of a /proc/net/unix.
+func namedUnixSockets(data string) ([]string, error) {
+	lines := strings.Split(data, "\n")
+	if !strings.HasPrefix(lines[0], "Num ") {
+		return nil, fmt.Errorf("/proc/net/unix: unexpected header %q", cut(lines[0], 80))
+	}
+	var names []string
+	for _, line := range lines[1:] {
+		// Num RefCount Protocol Flags Type St Inode [Path]. A name may
+		// hold spaces and newlines, but an abstract one prints as "@..."
+		// on the line of its socket, so that line has more fields.
+		if f := strings.Fields(line); len(f) > 7 {
+			names = append(names, cut(strings.Join(f[7:], " "), 200))
+		}
+	}
+	return names, nil
+}
+
+// proveSockets checks, after a run, that the zygote's network namespace
+// holds no named socket that it did not hold at the start.
+func (z *zygote) proveSockets() error {
+	if z.socketsErr != nil {
+		return fmt.Errorf("the zygote's unix sockets cannot be listed: %w", z.socketsErr)
+	}
+	names, err := z.namedSockets()
+	if err != nil {
+		return fmt.Errorf("the zygote's unix sockets cannot be listed: %w", err)
+	}
+	var left []string
+	for _, n := range names {
+		if !slices.Contains(z.sockets, n) {
+			left = append(left, n)
+		}
+	}
+	if len(left) > 0 {
+		return fmt.Errorf("%d named unix sockets outlived the run: %q", len(left), left)
+	}
+	return nil
 }
 
 // read delivers the zygote's messages until its socket closes or it
@@ -264,12 +337,25 @@ func (z *zygote) takeSpare(ctx, closeCtx context.Context, timeout time.Duration)
 				closeFiles(spare.files)
 			}
 			spare = &m
+		case m.Op == "exit" && m.Dirty != "":
+			// A spare died before it was used, and what it left could not
+			// be proven gone: the zygote forks no more.
+			if spare != nil {
+				closeFiles(spare.files)
+			}
+			return nil, &dirtyError{m.Dirty}
 		case m.Op == "exit" && spare != nil && m.ID == spare.ID:
 			closeFiles(spare.files) // it died before it was used
 			spare = nil
 		}
 	}
 }
+
+// dirtyError is the zygote's report that what a run left in its jail
+// could not be proven gone: it must serve no other run.
+type dirtyError struct{ reason string }
+
+func (e *dirtyError) Error() string { return "the Python zygote is not clean: " + e.reason }
 
 // send writes one message, with descriptors to pass, to the zygote.
 func (z *zygote) send(m zmsg, files ...*os.File) error {
@@ -314,6 +400,9 @@ func (z *zygote) stop() {
 			<-z.exited
 		}
 		<-z.dead
+		if z.netUnix != nil {
+			z.netUnix.Close()
+		}
 		// Spares nobody will use.
 		if z.held != nil {
 			closeFiles(z.held.files)
