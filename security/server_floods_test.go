@@ -240,7 +240,7 @@ func startFloodServer(t *testing.T, tweak func(*server.Config)) *floodServer {
 	fs := &floodServer{url: "http://" + l.Addr().String(), hc: hc, h2c: h2c, logs: logs, metrics: cfg.Metrics}
 	fs.rpc = stepboxv1connect.NewStepboxServiceClient(h2c, fs.url)
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(10*time.Second))
 		defer cancel()
 		if err := srv.Shutdown(ctx); err != nil {
 			t.Errorf("Shutdown: %v", err)

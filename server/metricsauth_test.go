@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/server"
 )
 
@@ -100,7 +101,7 @@ func TestMetricsEndpoint(t *testing.T) {
 			served := make(chan error, 1)
 			go func() { served <- ts.srv.ServeMetrics(ml) }()
 			t.Cleanup(func() {
-				ts.shutdown(t, 20*time.Second) // before start's cleanup: ServeMetrics returns at Shutdown
+				ts.shutdown(t, testenv.ScaleDuration(20*time.Second)) // before start's cleanup: ServeMetrics returns at Shutdown
 				if err := <-served; !errors.Is(err, http.ErrServerClosed) {
 					t.Errorf("ServeMetrics: %v", err)
 				}
