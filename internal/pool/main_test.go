@@ -52,6 +52,10 @@ func TestMain(m *testing.M) {
 //	deepresult      return a result nested deeper than ipc.MaxJSONDepth
 //	fetch           report a fetch (audit) event, which only the host makes
 //	fetch-flood     report more fetch requests than maxFetchRequests
+//	burst           write three console events and the terminal frame of
+//	                run 1 (result 1) in one write, then wait: the step has
+//	                finished before the host takes its first event (the
+//	                pool must be fresh)
 //	idle-junk       end run 1 with the result 1 by writing its terminal
 //	                frame itself, followed in the same write by a frame
 //	                sent while idle (the pool must be fresh: the run is its
@@ -129,6 +133,13 @@ func (f *faultRunner) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
 			}
 		}
 		return ok1("1")
+	case "burst":
+		var b []byte
+		for range 3 {
+			b = append(b, frameBytes(`{"type":"event","runId":1,"event":{"kind":"console","console":{"level":"log","text":"x"}}}`)...)
+		}
+		rawWrite(append(b, frameBytes(`{"type":"terminal","runId":1,"event":{"kind":"result","result":{"value":1,"stats":{}}}}`)...))
+		time.Sleep(time.Hour)
 	case "idle-junk":
 		// One write, so the junk follows the terminal frame in the pipe
 		// whatever the scheduling: the host reads it once the worker is

@@ -487,6 +487,34 @@ type failingHost struct{}
 
 func (failingHost) Emit(ctx context.Context, ev *ipc.Event) error { return errors.New("consumer gone") }
 
+// signalHost never takes an event, like blockingHost, and closes blocked
+// when the first Emit waits.
+type signalHost struct{ blocked chan struct{} }
+
+func (h signalHost) Emit(ctx context.Context, ev *ipc.Event) error {
+	select {
+	case <-h.blocked:
+	default:
+		close(h.blocked)
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestAbortBeforeEventsTaken: the caller aborts while the host waits for
+// it to take an event, and the worker has already finished the step into
+// the pipe. The run ends ABORTED, as in-process, where the step would be
+// blocked delivering that event; the result the caller never got does not
+// win.
+func TestAbortBeforeEventsTaken(t *testing.T) {
+	p := newPool(t, pool.Config{Size: 1})
+	h := signalHost{blocked: make(chan struct{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-h.blocked; cancel() }()
+	ev := p.Run(ctx, jsrt.Job{Code: "//fault:burst", Limits: testLimits, Host: h})
+	expectError(t, ev, ipc.CodeAborted, "")
+}
+
 // TestHostBackpressure: a caller that stops taking events holds its run
 // back; the run still ends at its wall limit, as in-process.
 func TestHostBackpressure(t *testing.T) {

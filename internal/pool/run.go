@@ -128,6 +128,11 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 		emitting   = job.Host != nil
 		hostErr    error // Emit failed while the run was alive
 		slowReader bool  // Emit failed at the wall limit: the run times out
+		// Emit failed because ctx ended: the caller aborted while events
+		// were still undelivered. In-process the step would still be
+		// blocked in Emit, so the run ends ABORTED even if the worker has
+		// finished meanwhile.
+		abortedEmitting bool
 	)
 	abort := func(msg, reason string) {
 		if abortC != nil {
@@ -182,6 +187,7 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 					emitting = false
 					switch {
 					case ctx.Err() != nil:
+						abortedEmitting = true
 						ctxAbort()
 					case !time.Now().Before(wallEnd):
 						// The caller did not keep up until the wall limit:
@@ -209,6 +215,9 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 					}
 					return &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeTimeout, Limit: ipc.LimitWall,
 						Message: fmt.Sprintf("the step exceeded its wall-clock time limit (wallMs=%d)", job.Limits.WallMs), Stats: st}}
+				}
+				if abortedEmitting && ev.Result != nil {
+					return &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeAborted, Message: abortMessage(ctx), Stats: ev.Result.Stats}}
 				}
 				if ev.Error != nil && ev.Error.Code == ipc.CodeAborted && hostErr != nil {
 					ev.Error.Message = "the host stopped taking events: " + hostErr.Error()
