@@ -25,7 +25,7 @@ type Engine struct {
 	sched *scheduler
 	ts    *typescript.Cache
 	proxy *egress.Proxy // nil when fetch is off
-	py    *pythonPool
+	py    *python
 
 	mu       sync.Mutex
 	closed   bool                  // guarded by mu
@@ -44,7 +44,8 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stepbox: invalid config: egress: %w", err)
 	}
-	js, stop, err := newRunner(r)
+	py := newPython(r.Python)
+	js, stop, err := newRunner(r, py)
 	if err != nil {
 		return nil, fmt.Errorf("stepbox: start the JavaScript runtime: %w", err)
 	}
@@ -55,7 +56,7 @@ func New(cfg Config) (*Engine, error) {
 		sched:    newScheduler(r.PoolSize, r.QueueSize),
 		ts:       typescript.NewCache(0),
 		proxy:    proxy,
-		py:       newPythonPool(r.Python, r.PoolSize),
+		py:       py,
 		sessions: map[*Session]struct{}{},
 	}, nil
 }
@@ -154,7 +155,7 @@ func (e *Engine) Close(ctx context.Context) error {
 	e.mu.Unlock()
 	if first {
 		defer e.stop(ctx)
-		defer e.py.close()
+		defer e.py.close(ctx)
 		defer e.cfg.modules.close()
 	}
 	done := make(chan struct{})

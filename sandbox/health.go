@@ -42,14 +42,19 @@ type WorkerHealth struct {
 	LastErrorAt time.Time
 }
 
-// PythonHealth describes the Python runtimes.
+// PythonHealth describes Python: each worker that has run a Python step
+// owns one jailed zygote, which it keeps until it is retired.
 type PythonHealth struct {
 	// Disabled is set when the configuration turned Python off.
 	Disabled bool
-	// Runtimes counts the started runtimes; Python starts them on first use,
-	// so zero is normal before the first Python run.
-	Runtimes int
-	// LastError says why the last runtime could not start.
+	// Zygotes counts the zygotes that are up. A worker starts its zygote
+	// at its first Python run, so zero is normal before then.
+	Zygotes int
+	// Workers describes, in-process, the worker processes that run the
+	// Python steps (with process isolation they are Health.Workers).
+	Workers *WorkerHealth `json:",omitempty"`
+	// LastError says why Python cannot run here (the interpreter or the
+	// jail is missing), once a Python run has found out.
 	LastError string
 }
 
@@ -79,7 +84,7 @@ func (e *Engine) Health() Health {
 	h := Health{
 		Isolation: IsolationProcess,
 		Running:   running, Queued: queued, PoolSize: poolSize, QueueSize: queueSize,
-		Python: e.py.health(),
+		Python: PythonHealth{Disabled: e.cfg.Python.Disabled},
 	}
 	if e.cfg.Isolation != "" {
 		h.Isolation = e.cfg.Isolation
@@ -90,10 +95,23 @@ func (e *Engine) Health() Health {
 	switch r := e.js.(type) {
 	case healthReporter:
 		p := r.Health()
-		h.Workers = WorkerHealth{Size: p.Size, Up: p.Up, Busy: p.Busy, Restarts: p.Restarts,
-			Failing: p.Failing, LastError: p.LastError, LastErrorAt: p.LastErrorAt}
+		h.Workers = workerHealth(p)
+		h.Python.Zygotes = p.Zygotes
 	default:
 		h.Workers = WorkerHealth{Size: poolSize, Up: poolSize, Busy: running}
+		e.py.mu.Lock()
+		p := e.py.pool
+		e.py.mu.Unlock()
+		if p != nil {
+			ph := p.Health()
+			wh := workerHealth(ph)
+			h.Python.Workers, h.Python.Zygotes = &wh, ph.Zygotes
+		}
+	}
+	if e.py.tried.Load() {
+		if _, err := e.py.launcher(); err != nil && !e.cfg.Python.Disabled {
+			h.Python.LastError = err.Error()
+		}
 	}
 	if closed {
 		h.Workers.Up, h.Workers.Busy = 0, 0
@@ -102,12 +120,7 @@ func (e *Engine) Health() Health {
 	return h
 }
 
-func (p *pythonPool) health() PythonHealth {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h := PythonHealth{Disabled: p.off, Runtimes: len(p.all)}
-	if p.lastErr != nil {
-		h.LastError = p.lastErr.Error()
-	}
-	return h
+func workerHealth(p pool.Health) WorkerHealth {
+	return WorkerHealth{Size: p.Size, Up: p.Up, Busy: p.Busy, Restarts: p.Restarts,
+		Failing: p.Failing, LastError: p.LastError, LastErrorAt: p.LastErrorAt}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stepbox/stepbox/internal/jsrt"
 	"github.com/stepbox/stepbox/internal/modules/npm"
 	"github.com/stepbox/stepbox/internal/pool"
+	"github.com/stepbox/stepbox/internal/pyrt"
 )
 
 // Isolation says where JavaScript and TypeScript steps run.
@@ -41,7 +42,7 @@ type runner interface {
 
 // newRunner starts the executor the configuration asks for, and returns the
 // function that stops it.
-func newRunner(r *resolved) (runner, func(context.Context), error) {
+func newRunner(r *resolved, py *python) (runner, func(context.Context), error) {
 	switch r.Isolation {
 	case IsolationInProcess:
 		js, err := jsrt.New(jsrt.Config{Warm: r.Warm})
@@ -53,16 +54,28 @@ func newRunner(r *resolved) (runner, func(context.Context), error) {
 	default:
 		return nil, nil, fmt.Errorf("isolation=%q: want %q or %q", r.Isolation, IsolationProcess, IsolationInProcess)
 	}
+	p, err := newPool(r, py.launcher)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, func(ctx context.Context) { _ = p.Close(ctx) }, nil
+}
+
+// newPool starts the jailed worker processes of an engine: those of every
+// step with process isolation, those of Python steps in-process. python
+// finds the launcher of their zygotes.
+func newPool(r *resolved, python func() (*pyrt.Launcher, error)) (*pool.Pool, error) {
 	pc := pool.Config{
 		Size:          r.PoolSize,
 		Warm:          r.Warm,
 		Grace:         r.Grace,
 		MaxFrameBytes: maxFrameBytes(r),
 		Logger:        r.Logger,
+		Python:        python,
 	}
 	if !r.UnsafeNoJail {
 		if err := jail.Probe().Err(); err != nil {
-			return nil, nil, fmt.Errorf("the worker jail cannot be set up here (%w); set UnsafeNoJail only for development", err)
+			return nil, fmt.Errorf("the worker jail cannot be set up here (%w); set UnsafeNoJail only for development", err)
 		}
 		jc := jail.Config{
 			ReadOnlyBinds: jail.SystemLibraryBinds(),
@@ -76,23 +89,16 @@ func newRunner(r *resolved) (runner, func(context.Context), error) {
 			return h, nil
 		}
 	}
-	p, err := pool.New(pc)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, func(ctx context.Context) { _ = p.Close(ctx) }, nil
+	return pool.New(pc)
 }
 
 // maxFrameBytes fits the largest value a frame may carry, plus room for
 // its envelope. An execute frame carries the code, the input and the
-// bundles of the packages the step imports; a module session's call and
-// return frames a Python run's rows or query result
-// (jsrt.ModuleResultBytes).
+// bundles of the packages the step imports.
 func maxFrameBytes(r *resolved) int {
 	m := 0
 	for _, l := range r.plans {
-		m = max(m, l.MaxResultBytes, l.MaxDataBytes+l.MaxCodeBytes+npm.MaxBundleBytes, l.MaxConsoleBytes,
-			jsrt.ModuleResultBytes(l.MemoryMB))
+		m = max(m, l.MaxResultBytes, l.MaxDataBytes+l.MaxCodeBytes+npm.MaxBundleBytes, l.MaxConsoleBytes)
 	}
 	return min(m+(1<<20), 1<<31)
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
+	"sync/atomic"
 
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jsrt"
@@ -15,9 +15,9 @@ import (
 
 // PythonConfig configures Python steps. Python runs in the machine's CPython,
 // jailed (Linux namespaces, a read-only root, no network, seccomp,
-// rlimits), forked per run from a warm zygote. Where the jail cannot be
-// set up, Python is UNAVAILABLE (wrapping errors.ErrUnsupported); it never
-// runs unjailed.
+// rlimits), forked per run from a warm zygote that belongs to one worker
+// process. Where the jail cannot be set up, Python is UNAVAILABLE (wrapping
+// errors.ErrUnsupported); it never runs unjailed.
 type PythonConfig struct {
 	// Disabled turns Python off: Python requests are UNAVAILABLE.
 	Disabled bool `json:"disabled,omitempty"`
@@ -33,104 +33,74 @@ type PythonConfig struct {
 	Preload []string `json:"preload,omitempty"`
 }
 
-// pythonPool holds the Python runtimes, one per concurrent run, each with
-// its own jailed zygote, started on first use.
-type pythonPool struct {
-	cfg  pyrt.Config
-	off  bool
-	free chan *pyrt.Runtime // idle runtimes
+// python is the engine's Python: the launcher of the zygotes, found on the
+// first Python run, and the workers that run Python steps — the engine's
+// pool with process isolation, a pool of its own in-process (started on
+// the first Python run), since a Python step always runs in a worker that
+// owns its zygote, and its module calls run in that worker.
+type python struct {
+	launcher func() (*pyrt.Launcher, error) // once
+	tried    atomic.Bool                    // launcher has been called
 
-	mu      sync.Mutex
-	all     []*pyrt.Runtime // guarded by mu
-	lastErr error           // guarded by mu: why the last start failed
-	closed  bool            // guarded by mu
+	mu     sync.Mutex
+	pool   *pool.Pool // guarded by mu: in-process only, started on first use
+	closed bool       // guarded by mu
 }
 
-func newPythonPool(c PythonConfig, size int) *pythonPool {
-	return &pythonPool{
-		cfg:  pyrt.Config{Python: c.Interpreter, SitePackages: c.SitePackages, Preload: c.Preload},
-		off:  c.Disabled,
-		free: make(chan *pyrt.Runtime, size),
-	}
+func newPython(c PythonConfig) *python {
+	cfg := pyrt.Config{Python: c.Interpreter, SitePackages: c.SitePackages, Preload: c.Preload}
+	return &python{launcher: sync.OnceValues(func() (*pyrt.Launcher, error) {
+		if c.Disabled {
+			return nil, fmt.Errorf("disabled in this engine's configuration: %w", errors.ErrUnsupported)
+		}
+		return pyrt.NewLauncher(cfg)
+	})}
 }
 
-// get returns an idle runtime or starts one. The engine's scheduler bounds
-// the runs in flight, so at most PoolSize runtimes exist.
-func (p *pythonPool) get() (*pyrt.Runtime, error) {
-	if p.off {
-		return nil, fmt.Errorf("disabled in this engine's configuration: %w", errors.ErrUnsupported)
-	}
-	select {
-	case rt := <-p.free:
-		return rt, nil
-	default:
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return nil, ErrClosed
-	}
-	rt, err := pyrt.New(p.cfg)
-	if err != nil {
-		p.lastErr = err
+// runner returns the workers that run Python steps, or why there are none.
+func (e *Engine) pythonRunner() (runner, error) {
+	e.py.tried.Store(true)
+	if _, err := e.py.launcher(); err != nil {
 		return nil, err
 	}
-	p.all = append(p.all, rt)
-	return rt, nil
-}
-
-func (p *pythonPool) put(rt *pyrt.Runtime) {
-	select {
-	case p.free <- rt:
-	default:
-		rt.Close()
+	if p, ok := e.js.(*pool.Pool); ok {
+		return p, nil
 	}
+	py := e.py
+	py.mu.Lock()
+	defer py.mu.Unlock()
+	if py.closed {
+		return nil, ErrClosed
+	}
+	if py.pool == nil {
+		p, err := newPool(e.cfg, py.launcher)
+		if err != nil {
+			return nil, err
+		}
+		py.pool = p
+	}
+	return py.pool, nil
 }
 
-// run executes a Python job, or fails it UNAVAILABLE when Python cannot
-// start here. The job's built-in modules run where the engine runs
-// JavaScript (see moduleHost).
-func (p *pythonPool) run(ctx context.Context, job jsrt.Job, js runner) (*ipc.Event, error) {
-	rt, err := p.get()
+// runPython runs a Python job, or fails it UNAVAILABLE when Python cannot
+// run here; err is then why.
+func (e *Engine) runPython(ctx context.Context, job jsrt.Job) (*ipc.Event, error) {
+	r, err := e.pythonRunner()
 	if err != nil {
-		return &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeUnavailable,
-			Message: "Python is not available: " + err.Error()}}, err
+		return ipc.Failed(&ipc.Failure{Code: ipc.CodeUnavailable, Message: "Python is not available: " + err.Error()}, ipc.Stats{}), err
 	}
-	defer p.put(rt)
-	var host pyrt.ModuleHost
-	if len(job.Modules) > 0 {
-		host = moduleHost(js)
-	}
-	return rt.RunWithModules(ctx, job, host), nil
+	job.Language = ipc.LanguagePython
+	return r.Run(ctx, job), nil
 }
 
-// moduleHost is where a Python run's DuckDB and GLPK calls execute: the
-// CPython process cannot load them (they are cgo in this binary), so they
-// run where the engine's JavaScript runs. With process isolation, a jailed
-// worker of the pool is leased for the run, from its first module call to
-// its end; they never run in the host. In-process, the host's own runtime
-// runs them, as it runs JavaScript steps' module calls.
-func moduleHost(js runner) pyrt.ModuleHost {
-	switch r := js.(type) {
-	case *pool.Pool:
-		return func(ctx context.Context, lim ipc.Limits, modules []string, deadline time.Time) pyrt.ModuleSession {
-			return r.OpenModules(ctx, lim, modules, deadline)
-		}
-	case *jsrt.Runtime:
-		return func(ctx context.Context, lim ipc.Limits, modules []string, deadline time.Time) pyrt.ModuleSession {
-			return r.OpenModules(ctx, lim, modules, deadline)
-		}
-	}
-	return nil
-}
-
-func (p *pythonPool) close() {
-	p.mu.Lock()
-	p.closed = true
-	all := p.all
-	p.all = nil
-	p.mu.Unlock()
-	for _, rt := range all {
-		rt.Close()
+// close stops the in-process engine's Python workers, letting runs finish
+// until ctx ends.
+func (py *python) close(ctx context.Context) {
+	py.mu.Lock()
+	py.closed = true
+	p := py.pool
+	py.mu.Unlock()
+	if p != nil {
+		_ = p.Close(ctx)
 	}
 }

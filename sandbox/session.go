@@ -191,7 +191,7 @@ func (s *Session) run(w *waiter) {
 		start = time.Now()
 		if s.req.Language == Python {
 			var err error
-			if term, err = s.e.py.run(s.ctx, *s.job, s.e.js); err != nil {
+			if term, err = s.e.runPython(s.ctx, *s.job); err != nil {
 				s.cause = err
 			}
 			s.e.sched.release()

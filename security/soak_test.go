@@ -771,11 +771,13 @@ func (f *firstStart) ended() {
 var closeAfter = map[bool]time.Duration{false: time.Second, true: 2 * time.Second}[testenv.Race]
 
 // wantProcs is the engines' processes when all are up: PoolSize workers
-// per process-isolated engine, and a zygote per Python slot of each.
+// per process-isolated engine, and, once Python has run, as many workers
+// for an in-process engine's Python steps; and a zygote per worker that
+// has run a Python step (the warm-up runs Python on every slot).
 func (sk *soaker) wantProcs(engines []engineUnder) figures {
 	var f figures
 	for _, eu := range engines {
-		if eu.iso.name == "process" {
+		if eu.iso.name == "process" || sk.python {
 			f.workers += soakPoolSize
 		}
 		if sk.python {

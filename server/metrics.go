@@ -31,7 +31,7 @@ const (
 	metricWorkersUp     = "stepbox_workers_up"
 	metricWorkersBusy   = "stepbox_workers_busy"
 	metricRestarts      = "stepbox_worker_restarts_total"
-	metricPythonUp      = "stepbox_python_runtimes"
+	metricPythonUp      = "stepbox_python_zygotes"
 	metricReady         = "stepbox_ready"
 	metricBuildInfo     = "stepbox_build_info"
 )
@@ -233,8 +233,8 @@ func (m *Metrics) registerServer(s *Server) {
 		}, func() float64 {
 			return float64(s.engine.Health().Workers.Restarts)
 		}),
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricPythonUp, Help: "Python runtimes started (each a jailed zygote; started on first use)."}, func() float64 {
-			return float64(s.engine.Health().Python.Runtimes)
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricPythonUp, Help: "Python zygotes up: one per worker that has run a Python step, in a jail of its own."}, func() float64 {
+			return float64(s.engine.Health().Python.Zygotes)
 		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: metricBuildInfo, Help: "Always 1; the version label is the server's.", ConstLabels: prometheus.Labels{"version": s.cfg.Version},

@@ -16,8 +16,10 @@ import (
 // a worker are normally the same binary, but a binary replaced on disk
 // between two re-executions is not. Version 2 added module sessions
 // (modules, call and return frames); version 3 the started frame; version
-// 4 the payload after the header (EncodeFrame).
-const ProtocolVersion = 4
+// 4 the payload after the header (EncodeFrame); version 5 Python runs in
+// the worker (execute's language, the zygote frame, terminal's retire) and
+// dropped module sessions.
+const ProtocolVersion = 5
 
 // DefaultMaxFrameBytes is the largest frame body accepted when the reader is
 // given no limit: 64 MiB. A frame carries one event, so a run's result, a
@@ -63,9 +65,10 @@ const (
 	FrameTerminal FrameType = "terminal" // worker: the run's one terminal Event
 	FramePing     FrameType = "ping"     // host: are you alive? (Seq)
 	FramePong     FrameType = "pong"     // worker: answer to ping (same Seq)
-	FrameModules  FrameType = "modules"  // host: hold the modules of a Python run (ModuleSession)
-	FrameCall     FrameType = "call"     // host: one module call of that session (ModuleCall)
-	FrameReturn   FrameType = "return"   // worker: the outcome of a call (ModuleReply)
+	// FrameZygote hands the worker the control socket of a Python zygote
+	// the host started for it (Zygote); the socket itself travels on the
+	// worker's descriptor-passing socket just before the frame.
+	FrameZygote FrameType = "zygote"
 )
 
 // Frame is one message of the worker protocol. Type says which of the
@@ -82,10 +85,11 @@ type Frame struct {
 	Event   *Event   `json:"event,omitempty"` // event and terminal frames
 	Reply   *Reply   `json:"reply,omitempty"`
 	Abort   *Abort   `json:"abort,omitempty"`
-	// Modules, Call and Return are a module session's (ModuleSession).
-	Modules *ModuleSession `json:"modules,omitempty"`
-	Call    *ModuleCall    `json:"call,omitempty"`
-	Return  *ModuleReply   `json:"return,omitempty"`
+	Zygote  *Zygote  `json:"zygote,omitempty"`
+	// Retire, on a terminal frame, asks the host to replace the worker
+	// after this run, and says why (its zygote could not prove that what
+	// the run left is gone, say). The run's outcome stands.
+	Retire string `json:"retire,omitempty"`
 }
 
 // Hello is the handshake. The host sends its hello first, with the
@@ -102,9 +106,18 @@ type Hello struct {
 	Warm int `json:"warm,omitempty"`
 }
 
+// The languages of Execute.Language.
+const (
+	LanguageJavaScript = "javascript" // also the empty string; TypeScript arrives compiled
+	LanguagePython     = "python"
+)
+
 // Execute starts a run: the fields of jsrt.Job that cross the boundary.
 type Execute struct {
-	Code   string          `json:"code"`
+	// Language says which runtime runs the step: LanguageJavaScript (or
+	// empty) or LanguagePython, which needs a zygote frame first.
+	Language string          `json:"language,omitempty"`
+	Code     string          `json:"code"`
 	Input  json.RawMessage `json:"input,omitempty"` // JSON; empty means null
 	Limits Limits          `json:"limits"`
 	// Modules are the built-in modules the run's guest gets ("duckdb",
@@ -131,6 +144,29 @@ type Abort struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// Zygote describes the Python zygote whose control socket the host passes
+// to the worker with a zygote frame, and the rlimits of its runs. The host
+// measured its memory after its preloads: a run's RLIMIT_AS goes on top of
+// its address space, and its reported peak is above its resident set.
+type Zygote struct {
+	VSZ              int64 `json:"vsz"`              // address space, bytes
+	RSS              int64 `json:"rss"`              // resident set, bytes
+	MaxMemoryMB      int   `json:"maxMemoryMb"`      // caps a run's memoryMb
+	MaxProcs         int   `json:"maxProcs"`         // a run's processes and threads
+	MaxOpenFiles     int   `json:"maxOpenFiles"`     // a run's RLIMIT_NOFILE
+	MaxFileSizeBytes int64 `json:"maxFileSizeBytes"` // a run's RLIMIT_FSIZE
+	StartTimeoutMs   int64 `json:"startTimeoutMs"`   // how long a spare may take
+}
+
+// Check reports whether z is well formed.
+func (z *Zygote) Check() error {
+	if z.VSZ <= 0 || z.RSS < 0 || z.MaxMemoryMB <= 0 || z.MaxProcs <= 0 || z.MaxOpenFiles <= 0 ||
+		z.MaxFileSizeBytes <= 0 || z.StartTimeoutMs <= 0 {
+		return fmt.Errorf("zygote %+v", *z)
+	}
+	return nil
+}
+
 // Check reports whether f is a well-formed frame: a known type with exactly
 // the payload that type carries. It does not know which side sent f; the
 // receiver checks that f is one it expects.
@@ -140,11 +176,11 @@ func (f *Frame) Check() error {
 	}
 	// set lists which optional parts are present, to compare with what the
 	// type allows.
-	type parts struct{ run, seq, hello, execute, event, reply, abort, modules, call, ret bool }
+	type parts struct{ run, seq, hello, execute, event, reply, abort, zygote, retire bool }
 	got := parts{f.RunID != 0, f.Seq != 0, f.Hello != nil, f.Execute != nil, f.Event != nil, f.Reply != nil, f.Abort != nil,
-		f.Modules != nil, f.Call != nil, f.Return != nil}
+		f.Zygote != nil, f.Retire != ""}
 	var want parts
-	optionalAbort := false
+	optionalAbort, optionalRetire := false, false
 	switch f.Type {
 	case FrameHello:
 		want.hello = true
@@ -152,8 +188,11 @@ func (f *Frame) Check() error {
 		want.run, want.execute = true, true
 	case FrameStarted:
 		want.run = true
-	case FrameEvent, FrameTerminal:
+	case FrameEvent:
 		want.run, want.event = true, true
+	case FrameTerminal:
+		want.run, want.event = true, true
+		optionalRetire = true
 	case FrameReply:
 		want.run, want.reply = true, true
 	case FrameAbort:
@@ -161,12 +200,8 @@ func (f *Frame) Check() error {
 		optionalAbort = true
 	case FramePing, FramePong:
 		want.seq = true
-	case FrameModules:
-		want.run, want.modules = true, true
-	case FrameCall:
-		want.run, want.call = true, true
-	case FrameReturn:
-		want.run, want.ret = true, true
+	case FrameZygote:
+		want.zygote = true
 	default:
 		if len(f.Type) > 32 {
 			return fmt.Errorf("%w: unknown frame type %.32q (cut)", ErrFrameInvalid, f.Type)
@@ -176,9 +211,12 @@ func (f *Frame) Check() error {
 	if optionalAbort {
 		want.abort = got.abort
 	}
+	if optionalRetire {
+		want.retire = got.retire
+	}
 	if got != want {
-		return bad("fields do not match the type (runId=%t seq=%t hello=%t execute=%t event=%t reply=%t abort=%t modules=%t call=%t return=%t)",
-			got.run, got.seq, got.hello, got.execute, got.event, got.reply, got.abort, got.modules, got.call, got.ret)
+		return bad("fields do not match the type (runId=%t seq=%t hello=%t execute=%t event=%t reply=%t abort=%t zygote=%t retire=%t)",
+			got.run, got.seq, got.hello, got.execute, got.event, got.reply, got.abort, got.zygote, got.retire)
 	}
 	switch f.Type {
 	case FrameHello:
@@ -199,21 +237,25 @@ func (f *Frame) Check() error {
 		if !f.Event.Terminal() {
 			return bad("a %s event is not terminal", f.Event.Kind)
 		}
-	case FrameModules:
-		if err := f.Modules.Check(); err != nil {
-			return bad("%v", err)
+	case FrameExecute:
+		switch f.Execute.Language {
+		case "", LanguageJavaScript, LanguagePython:
+		default:
+			return bad("language %.32q", f.Execute.Language)
 		}
-	case FrameCall:
-		if err := f.Call.Check(); err != nil {
-			return bad("%v", err)
-		}
-	case FrameReturn:
-		if err := f.Return.Check(); err != nil {
+	case FrameZygote:
+		if err := f.Zygote.Check(); err != nil {
 			return bad("%v", err)
 		}
 	}
+	if len(f.Retire) > maxRetireBytes {
+		return bad("a retire reason of %d bytes", len(f.Retire))
+	}
 	return nil
 }
+
+// maxRetireBytes bounds Frame.Retire.
+const maxRetireBytes = 1024
 
 // knownCodes are the error codes a Failure may carry.
 var knownCodes = map[Code]bool{
@@ -314,8 +356,6 @@ func payloadOf(f *Frame) *json.RawMessage {
 		return &f.Event.Result.Value
 	case f.Type == FrameReply && f.Reply != nil:
 		return &f.Reply.Value
-	case f.Type == FrameReturn && f.Return != nil:
-		return &f.Return.Value
 	}
 	return nil
 }
@@ -335,9 +375,6 @@ func splitPayload(f *Frame) (*Frame, []byte) {
 	case cp.Type == FrameReply && cp.Reply != nil:
 		r := *cp.Reply
 		cp.Reply = &r
-	case cp.Type == FrameReturn && cp.Return != nil:
-		r := *cp.Return
-		cp.Return = &r
 	default:
 		return f, nil
 	}

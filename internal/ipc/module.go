@@ -8,8 +8,9 @@ import (
 )
 
 // The module operations: what a guest's duckdb and glpk objects do (DESIGN
-// decision 7). A JavaScript run performs them inside its worker; a Python
-// run sends them, as ModuleCalls, to a module session (see ModuleSession).
+// decision 7). A JavaScript run performs them inside its VM; a Python run's
+// process sends them to the worker that hosts it, which performs them as
+// ModuleCalls on the worker's own runtime (jsrt.ModuleSession).
 const (
 	OpDuckDBOpen  = "duckdb.open"
 	OpDuckDBLoad  = "duckdb.load"
@@ -29,48 +30,12 @@ func ModuleOf(op string) string {
 	return m
 }
 
-// ModuleSession asks a worker to hold the built-in modules of a run that
-// does not execute in the worker — a Python step's — until the host ends
-// the session with an abort frame. Each call of the session arrives as a
-// call frame and is answered by a return frame; the worker keeps the
-// session's state (its open DuckDB database) and frees it at the end,
-// which it acknowledges with a terminal frame (a null result).
-type ModuleSession struct {
-	// Limits are the run's effective limits: memoryMb sets DuckDB's and
-	// GLPK's memory shares and the cap on a query result, as in a
-	// JavaScript run.
-	Limits Limits `json:"limits"`
-	// Modules are the modules the run was granted ("duckdb", "glpk");
-	// a call to another is refused.
-	Modules []string `json:"modules"`
-	// DeadlineMs is the time left until the run's wall-clock deadline,
-	// in milliseconds, when the host sent the frame: the calls in
-	// progress are interrupted then.
-	DeadlineMs int64 `json:"deadlineMs"`
-}
-
-// Check reports whether s is well formed.
-func (s *ModuleSession) Check() error {
-	if len(s.Modules) == 0 || len(s.Modules) > 8 {
-		return fmt.Errorf("a module session of %d modules", len(s.Modules))
-	}
-	for _, m := range s.Modules {
-		if m == "" || len(m) > 32 {
-			return fmt.Errorf("module name %.40q", m)
-		}
-	}
-	if s.DeadlineMs <= 0 || s.Limits.MemoryMB <= 0 {
-		return fmt.Errorf("deadlineMs %d, memoryMb %d", s.DeadlineMs, s.Limits.MemoryMB)
-	}
-	return nil
-}
-
-// ModuleCall is one module operation of a module session. Op says which of
+// ModuleCall is one module operation of a Python run. Op says which of
 // the other fields it carries; Check enforces it. The JSON arguments travel
 // as they are, unescaped.
 type ModuleCall struct {
-	// ID numbers the calls of a session: positive, unique; the return
-	// frame carries it back.
+	// ID numbers the calls of a run: positive, unique; the reply carries
+	// it back.
 	ID int64  `json:"id"`
 	Op string `json:"op"`
 	// Handle is the database of a duckdb call other than open: the value
@@ -143,24 +108,4 @@ type ModuleReply struct {
 	Value   json.RawMessage `json:"value,omitempty"`
 	Error   string          `json:"error,omitempty"`
 	Failure *Failure        `json:"failure,omitempty"`
-}
-
-// Check reports whether r carries exactly one outcome.
-func (r *ModuleReply) Check() error {
-	if r.ID <= 0 {
-		return fmt.Errorf("reply id %d", r.ID)
-	}
-	n := 0
-	for _, set := range []bool{len(r.Value) > 0, r.Error != "", r.Failure != nil} {
-		if set {
-			n++
-		}
-	}
-	if n != 1 {
-		return fmt.Errorf("call %d: a reply needs exactly one of value, error and failure", r.ID)
-	}
-	if r.Failure != nil && !knownCodes[r.Failure.Code] {
-		return fmt.Errorf("call %d: failure with unknown code %.32q", r.ID, r.Failure.Code)
-	}
-	return nil
 }

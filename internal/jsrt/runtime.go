@@ -305,9 +305,14 @@ func (m *machine) close() {
 
 // Job is one run's work and its line to the host.
 type Job struct {
-	Code   string
-	Input  json.RawMessage // JSON; empty means null
-	Limits ipc.Limits      // effective limits, every field positive
+	// Language is the run's: ipc.LanguageJavaScript (or empty) or
+	// ipc.LanguagePython. A Runtime runs JavaScript; the worker gives a
+	// Python job to its pyrt.Runner, and the host's pool makes sure the
+	// worker has a zygote first.
+	Language string
+	Code     string
+	Input    json.RawMessage // JSON; empty means null
+	Limits   ipc.Limits      // effective limits, every field positive
 	// Modules are the built-in modules (BuiltinModules) the guest gets as
 	// globals; no other module object exists in the run.
 	Modules []string

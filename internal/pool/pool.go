@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/pyrt"
 )
 
 // Defaults for the zero values of Config.
@@ -110,6 +111,19 @@ type Config struct {
 	// Logger receives worker starts, deaths, kills and their standard
 	// error. Nil means none.
 	Logger *slog.Logger
+
+	// Python, if set, returns the launcher of the Python zygotes of the
+	// workers that run Python steps: a worker gets its own zygote, in a
+	// jail of its own, at its first Python run, and keeps it until it is
+	// retired. It is called at each such start, so it should cache its
+	// answer (sync.OnceValues); an error makes those runs UNAVAILABLE
+	// with its text. Nil means the pool runs no Python.
+	Python func() (*pyrt.Launcher, error)
+
+	// ZygoteUID and ZygoteGID are the host ids of the zygotes' processes
+	// when the host is root (jail.Config.HostUID). Zero means the jail's
+	// default.
+	ZygoteUID, ZygoteGID int
 }
 
 // Handle is a prepared worker's confinement; *jail.Handle is one.
@@ -205,15 +219,17 @@ type Pool struct {
 
 	abortOnce, stopOnce sync.Once
 
-	mu       sync.Mutex
-	closed   bool          // guarded by mu
-	active   int           // guarded by mu: runs in Run, as counted by runs
-	slots    []*slot       // guarded by mu
-	idle     []*proc       // guarded by mu: started workers waiting for a run
-	changed  chan struct{} // guarded by mu: closed and replaced when idle or the slots change
-	restarts int           // guarded by mu
-	lastErr  error         // guarded by mu
-	lastAt   time.Time     // guarded by mu
+	mu          sync.Mutex
+	closed      bool          // guarded by mu
+	active      int           // guarded by mu: runs in Run, as counted by runs
+	slots       []*slot       // guarded by mu
+	idle        []*proc       // guarded by mu: started workers waiting for a run
+	changed     chan struct{} // guarded by mu: closed and replaced when idle or the slots change
+	restarts    int           // guarded by mu
+	retired     int           // guarded by mu
+	lastRetired string        // guarded by mu
+	lastErr     error         // guarded by mu
+	lastAt      time.Time     // guarded by mu
 }
 
 // slot is one place for a worker; its supervisor goroutine keeps it filled.
@@ -325,6 +341,8 @@ type Health struct {
 	Size int // configured workers
 	Up   int // started and alive
 	Busy int // running a step
+	// Zygotes counts the workers' Python zygotes that are up.
+	Zygotes int
 	// Restarts counts the starts after each slot's first: replacements of
 	// workers that died or were killed, and retries of failed starts.
 	Restarts int
@@ -333,6 +351,11 @@ type Health struct {
 	Failing     int
 	LastError   string    // the last failed start, unexpected death or kill for misbehaviour
 	LastErrorAt time.Time // when it happened
+	// Retired counts the workers replaced because they must serve no
+	// other run (their zygote could not prove a run's leftovers gone, or
+	// died), and LastRetired says why the last one was.
+	Retired     int
+	LastRetired string
 	Workers     []WorkerHealth
 }
 
@@ -342,13 +365,23 @@ type WorkerHealth struct {
 	Busy    bool
 	Runs    int // runs completed with a terminal frame
 	Started time.Time
+	// Zygote is the worker's Python zygote, nil until its first Python
+	// run.
+	Zygote *ProcessHealth
+}
+
+// ProcessHealth describes a child process of a worker: its Python zygote.
+type ProcessHealth struct {
+	PID     int // the host's view
+	Up      bool
+	Started time.Time
 }
 
 // Health returns a snapshot of the pool's workers.
 func (p *Pool) Health() Health {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	h := Health{Size: len(p.slots), Restarts: p.restarts, LastErrorAt: p.lastAt}
+	h := Health{Size: len(p.slots), Restarts: p.restarts, LastErrorAt: p.lastAt, Retired: p.retired, LastRetired: p.lastRetired}
 	if p.lastErr != nil {
 		h.LastError = p.lastErr.Error()
 	}
@@ -365,7 +398,14 @@ func (p *Pool) Health() Health {
 		if busy {
 			h.Busy++
 		}
-		h.Workers = append(h.Workers, WorkerHealth{PID: w.pid, Busy: busy, Runs: int(w.runs.Load()), Started: w.started})
+		wh := WorkerHealth{PID: w.pid, Busy: busy, Runs: int(w.runs.Load()), Started: w.started}
+		if z := w.currentZygote(); z != nil {
+			wh.Zygote = &ProcessHealth{PID: z.pid, Up: z.usable(), Started: z.started}
+			if wh.Zygote.Up {
+				h.Zygotes++
+			}
+		}
+		h.Workers = append(h.Workers, wh)
 	}
 	return h
 }
@@ -469,7 +509,7 @@ func (p *Pool) watch(w *proc) (stopped bool) {
 	for {
 		select {
 		case <-w.exited:
-			w.logExit()
+			w.logWorkerExit()
 			return false
 		case <-p.stop:
 			w.shutdown(p.cfg.StopTimeout)
@@ -513,7 +553,7 @@ func (p *Pool) acquire(ctx context.Context) (*proc, *ipc.Failure) {
 		select {
 		case <-changed:
 		case <-ctx.Done():
-			return nil, &ipc.Failure{Code: ipc.CodeAborted, Message: abortMessage(ctx)}
+			return nil, ipc.Aborted(ctx)
 		case <-p.abortAll:
 			return nil, &ipc.Failure{Code: ipc.CodeAborted, Message: "the run was aborted: " + errPoolClosing}
 		}
@@ -524,6 +564,13 @@ func (p *Pool) acquire(ctx context.Context) (*proc, *ipc.Failure) {
 // terminal frame; any other worker is killed, and its slot replaces it.
 func (p *Pool) release(w *proc) {
 	if !w.reusable() {
+		if r := w.retiredWhy(); r != "" && w.usable() {
+			p.log.Info("worker retired", logSlot, w.slot, logPID, w.pid, logReason, r)
+			p.mu.Lock()
+			p.retired++
+			p.lastRetired = r
+			p.mu.Unlock()
+		}
 		w.kill("")
 		return
 	}

@@ -79,26 +79,208 @@ func (p *Pool) closeSpawner() {
 	p.spawnWG.Wait()
 }
 
-// proc is the host's handle on one worker process.
-type proc struct {
+// process is the host's handle on one child process of the pool, a worker
+// or a Python zygote: how it was started (jailed by a Handle, forked from
+// the spawner thread), how it is killed, and how it ended. The same code
+// starts, kills and reaps both kinds.
+type process struct {
 	p       *Pool
-	slot    int
+	kind    string // "worker" or "zygote", for logs and errors
 	cmd     *exec.Cmd
 	pid     int
 	started time.Time
 	handle  Handle
-	in      *os.File // our end of the worker's descriptor 3
-	out     *os.File // our end of the worker's descriptor 4
-	w       *ipc.FrameWriter
-	r       *ipc.FrameReader // owned by the handshake, then by the reader goroutine
 	stderr  *tailWriter
+
+	killed chan struct{}    // closed by the first kill
+	exited chan struct{}    // closed once the process has been reaped
+	state  *os.ProcessState // set before exited is closed
+	reaped func()           // called after the reap, before exited is closed; may be nil
+
+	mu         sync.Mutex
+	reason     string // guarded by mu: why the host killed the process, if it said
+	hostKilled bool   // guarded by mu: the host killed it while it was alive
+	retired    string // guarded by mu: why it must serve no other run, if so
+}
+
+// startProcess prepares cmd with prepare (its jail; nil for none), adds the
+// pool's SysProcAttr hardening, starts it from the spawner thread, tells
+// the handle its pid and starts reaping it; the tail of its standard error
+// is kept. reaped, if set, runs once the process is reaped. On error
+// nothing of the process is left.
+func (p *Pool) startProcess(kind string, cmd *exec.Cmd, prepare func(*exec.Cmd) (Handle, error), reaped func()) (*process, error) {
+	tail := &tailWriter{max: 4 << 10}
+	cmd.Stdin, cmd.Stdout = nil, nil
+	cmd.Stderr = tail
+	cmd.WaitDelay = p.cfg.StopTimeout
+	var h Handle
+	if prepare != nil {
+		var err error
+		if h, err = prepare(cmd); err != nil {
+			return nil, fmt.Errorf("pool: prepare %s: %w", kind, err)
+		}
+	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = sysProcAttr()
+	} else {
+		harden(cmd.SysProcAttr)
+	}
+	if err := p.spawn(cmd); err != nil {
+		if h != nil {
+			_ = h.Cleanup()
+		}
+		return nil, fmt.Errorf("pool: start %s: %w", kind, err)
+	}
+	pr := &process{
+		p: p, kind: kind, cmd: cmd, pid: cmd.Process.Pid, started: time.Now(), handle: h, stderr: tail,
+		killed: make(chan struct{}), exited: make(chan struct{}), reaped: reaped,
+	}
+	p.procs.Add(1) // Done when wait has reaped the process.
+	go pr.wait()
+	if h != nil {
+		if err := h.Started(pr.pid); err != nil {
+			pr.kill("")
+			<-pr.exited
+			return nil, fmt.Errorf("pool: %s %d: %w (%s)", kind, pr.pid, err, pr.exitStatus())
+		}
+	}
+	return pr, nil
+}
+
+// wait reaps the process.
+func (pr *process) wait() {
+	defer pr.p.procs.Done()
+	_ = pr.cmd.Wait()
+	pr.state = pr.cmd.ProcessState
+	if pr.reaped != nil {
+		pr.reaped()
+	}
+	close(pr.exited)
+	if pr.handle != nil {
+		if err := pr.handle.Cleanup(); err != nil {
+			pr.p.log.Warn(pr.kind+" cleanup", logPID, pr.pid, logErr, err)
+		}
+	}
+}
+
+// kill SIGKILLs the process. reason, if not empty, says why the host did
+// it (the first reason given wins); an empty reason is cleanup.
+func (pr *process) kill(reason string) {
+	pr.mu.Lock()
+	if pr.reason == "" {
+		pr.reason = reason
+	}
+	first := true
+	select {
+	case <-pr.killed:
+		first = false
+	default:
+		close(pr.killed)
+		select {
+		case <-pr.exited:
+		default:
+			pr.hostKilled = true
+		}
+	}
+	pr.mu.Unlock()
+	if first {
+		_ = pr.cmd.Process.Kill()
+		if reason != "" {
+			pr.p.log.Warn(pr.kind+" killed", logPID, pr.pid, logReason, reason)
+		}
+	}
+}
+
+func (pr *process) killReason() string {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.reason
+}
+
+// retire marks the process to serve no other run (the first reason given
+// wins): it is killed when its run releases it.
+func (pr *process) retire(reason string) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if pr.retired == "" {
+		pr.retired = reason
+	}
+}
+
+func (pr *process) retiredWhy() string {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.retired
+}
+
+func (pr *process) killedByHost() bool {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	return pr.hostKilled
+}
+
+// usable reports whether the process is alive and not condemned.
+func (pr *process) usable() bool {
+	select {
+	case <-pr.killed:
+		return false
+	case <-pr.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+// exitStatus describes how the process ended ("exit status 3", "signal:
+// killed"). Call it after exited is closed.
+func (pr *process) exitStatus() string {
+	if pr.state == nil {
+		return "not reaped"
+	}
+	return pr.state.String()
+}
+
+// diagnostics describes how an exited process ended: its status and the
+// tail of its standard error.
+func (pr *process) diagnostics() string {
+	d := pr.exitStatus()
+	if s := pr.stderr.String(); s != "" {
+		d += ": " + s
+	}
+	return d
+}
+
+func (pr *process) logExit(attrs ...any) {
+	attrs = append(attrs, logPID, pr.pid, logStatus, pr.exitStatus())
+	if s := pr.stderr.String(); s != "" {
+		attrs = append(attrs, logStderr, s)
+	}
+	if pr.killedByHost() {
+		pr.p.log.Debug(pr.kind+" exited", attrs...)
+		return
+	}
+	pr.p.log.Warn(pr.kind+" died", attrs...)
+}
+
+// proc is the host's handle on one worker process.
+type proc struct {
+	*process
+	slot int
+	in   *os.File // our end of the worker's descriptor 3
+	out  *os.File // our end of the worker's descriptor 4
+	pass *os.File // our end of the worker's descriptor 5: descriptors to pass
+	w    *ipc.FrameWriter
+	r    *ipc.FrameReader // owned by the handshake, then by the reader goroutine
 
 	frames     chan *ipc.Frame // run frames from the reader; closed when it stops
 	readerDone chan struct{}   // closed when the reader stops (or never started)
-	killed     chan struct{}   // closed by the first kill
-	exited     chan struct{}   // closed once the process has been reaped
-	state      *os.ProcessState
-	diedBusy   bool // set with state, before exited is closed
+	diedBusy   bool            // set before exited is closed
+
+	// zygote is the worker's Python zygote, started by its first Python
+	// run. Set and read by the run that holds the worker; the reaper
+	// reads it too, hence zmu.
+	zmu    sync.Mutex
+	zygote *zygote // guarded by zmu
 
 	busy  atomic.Bool   // a run is in progress: set by Run, cleared by the reader at the run's terminal
 	runID atomic.Uint64 // the run in progress
@@ -108,10 +290,6 @@ type proc struct {
 	pingAt   time.Time // owned by the slot's supervisor
 	pingRuns int64     // owned by the slot's supervisor
 	pong     atomic.Uint64
-
-	mu         sync.Mutex
-	reason     string // guarded by mu: why the host killed the worker, if it said
-	hostKilled bool   // guarded by mu: the host killed it while it was alive
 }
 
 // startWorker starts one worker and completes its handshake.
@@ -138,11 +316,16 @@ func (p *Pool) startWorker(slot int) (_ *proc, err error) {
 		in.Close()
 		return nil, fmt.Errorf("pool: pipe: %w", err)
 	}
-	childEnds := []*os.File{toWorker, fromWorker}
-	closeAll := func() {
-		for _, f := range []*os.File{toWorker, fromWorker, in, out} {
+	pass, passChild, err := socketpair() // none off Linux
+	if err != nil {
+		for _, f := range []*os.File{toWorker, in, out, fromWorker} {
 			f.Close()
 		}
+		return nil, err
+	}
+	childEnds := []*os.File{toWorker, fromWorker}
+	if passChild != nil {
+		childEnds = append(childEnds, passChild)
 	}
 	env := make([]string, 0, len(cmd.Env)+1)
 	for _, kv := range cmd.Env {
@@ -151,58 +334,33 @@ func (p *Pool) startWorker(slot int) (_ *proc, err error) {
 		}
 	}
 	cmd.Env = append(env, worker.EnvSwitch+"="+worker.SwitchValue)
-	cmd.ExtraFiles = childEnds // descriptors 3 and 4: worker.InFD, worker.OutFD
-	cmd.Stdin, cmd.Stdout = nil, nil
-	tail := &tailWriter{max: 4 << 10}
-	cmd.Stderr = tail
-	cmd.WaitDelay = p.cfg.StopTimeout
-
-	var h Handle
-	if p.cfg.Prepare != nil {
-		if h, err = p.cfg.Prepare(cmd); err != nil {
-			closeAll()
-			return nil, fmt.Errorf("pool: prepare worker: %w", err)
-		}
+	cmd.ExtraFiles = childEnds // descriptors 3, 4 and 5: worker.InFD, worker.OutFD, worker.PassFD
+	w := &proc{
+		slot: slot, in: in, out: out, pass: pass,
+		w:          ipc.NewFrameWriter(in, p.cfg.MaxFrameBytes),
+		r:          ipc.NewFrameReader(out, p.cfg.MaxFrameBytes),
+		frames:     make(chan *ipc.Frame),
+		readerDone: make(chan struct{}),
 	}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = sysProcAttr()
-	} else {
-		harden(cmd.SysProcAttr)
-	}
-	if err := p.spawn(cmd); err != nil {
-		closeAll()
-		if h != nil {
-			_ = h.Cleanup()
-		}
-		return nil, fmt.Errorf("pool: start worker: %w", err)
-	}
+	pr, err := p.startProcess("worker", cmd, p.cfg.Prepare, w.reaped)
 	for _, f := range childEnds {
 		f.Close()
 	}
-	w := &proc{
-		p: p, slot: slot, cmd: cmd, pid: cmd.Process.Pid, started: time.Now(), handle: h,
-		in: in, out: out,
-		w:          ipc.NewFrameWriter(in, p.cfg.MaxFrameBytes),
-		r:          ipc.NewFrameReader(out, p.cfg.MaxFrameBytes),
-		stderr:     tail,
-		frames:     make(chan *ipc.Frame),
-		readerDone: make(chan struct{}),
-		killed:     make(chan struct{}),
-		exited:     make(chan struct{}),
+	if err != nil {
+		in.Close()
+		out.Close()
+		if pass != nil {
+			pass.Close()
+		}
+		return nil, err
 	}
-	p.procs.Add(1) // Done when wait has reaped the process.
-	go w.wait()
+	w.process = pr
 	fail := func(err error) (*proc, error) {
 		w.kill("")
 		close(w.readerDone)
 		<-w.exited
 		w.out.Close()
 		return nil, fmt.Errorf("pool: worker %d: %w (%s)", w.pid, err, w.exitStatus())
-	}
-	if h != nil {
-		if err := h.Started(w.pid); err != nil {
-			return fail(err)
-		}
 	}
 	if err := w.handshake(p.cfg.StartTimeout); err != nil {
 		return fail(err)
@@ -258,29 +416,30 @@ func (w *proc) handshake(timeout time.Duration) error {
 	return nil
 }
 
-// wait reaps the process.
-func (w *proc) wait() {
-	defer w.p.procs.Done()
-	_ = w.cmd.Wait()
-	w.state = w.cmd.ProcessState
+
+// reaped runs once the worker has been reaped: a Run writing to the dead
+// worker fails at once, its zygote is killed, and the reader is not kept
+// waiting by a grandchild that still holds a descriptor.
+func (w *proc) reaped() {
 	w.diedBusy = w.busy.Load()
-	// A Run writing to the dead worker fails at once.
 	w.in.Close()
-	close(w.exited)
-	if w.handle != nil {
-		if err := w.handle.Cleanup(); err != nil {
-			w.p.log.Warn("worker cleanup", logPID, w.pid, logErr, err)
+	if w.pass != nil {
+		w.pass.Close()
+	}
+	if z := w.currentZygote(); z != nil {
+		z.kill("")
+	}
+	w.p.procs.Add(1) // Done when the reader stopped or its grace is over.
+	go func() {
+		defer w.p.procs.Done()
+		t := time.NewTimer(w.p.cfg.StopTimeout)
+		defer t.Stop()
+		select {
+		case <-w.readerDone:
+		case <-t.C:
+			w.out.Close()
 		}
-	}
-	// The reader sees end of file when the worker's descriptors close; a
-	// grandchild that still holds one must not keep it waiting.
-	t := time.NewTimer(w.p.cfg.StopTimeout)
-	defer t.Stop()
-	select {
-	case <-w.readerDone:
-	case <-t.C:
-		w.out.Close()
-	}
+	}()
 }
 
 // readLoop reads the worker's frames. It answers for the protocol rules
@@ -325,60 +484,9 @@ func (w *proc) begin(id uint64) {
 	w.busy.Store(true)
 }
 
-// kill SIGKILLs the worker. reason, if not empty, says why the host did it
-// (the first reason given wins); an empty reason is cleanup.
-func (w *proc) kill(reason string) {
-	w.mu.Lock()
-	if w.reason == "" {
-		w.reason = reason
-	}
-	first := true
-	select {
-	case <-w.killed:
-		first = false
-	default:
-		close(w.killed)
-		select {
-		case <-w.exited:
-		default:
-			w.hostKilled = true
-		}
-	}
-	w.mu.Unlock()
-	if first {
-		_ = w.cmd.Process.Kill()
-		if reason != "" {
-			w.p.log.Warn("worker killed", logSlot, w.slot, logPID, w.pid, logReason, reason)
-		}
-	}
-}
-
-func (w *proc) killReason() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.reason
-}
-
-func (w *proc) killedByHost() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.hostKilled
-}
-
-// usable reports whether the worker is alive and not condemned.
-func (w *proc) usable() bool {
-	select {
-	case <-w.killed:
-		return false
-	case <-w.exited:
-		return false
-	default:
-		return true
-	}
-}
 
 // reusable reports whether the worker can take another run.
-func (w *proc) reusable() bool { return w.usable() && !w.busy.Load() }
+func (w *proc) reusable() bool { return w.usable() && !w.busy.Load() && w.retiredWhy() == "" }
 
 // lost kills what is left of the worker, waits until it has been reaped,
 // and says what happened to it.
@@ -391,26 +499,8 @@ func (w *proc) lost() string {
 	return fmt.Sprintf("the worker process running the step died (%s)", w.exitStatus())
 }
 
-// exitStatus describes how the process ended ("exit status 3", "signal:
-// killed"). Call it after exited is closed.
-func (w *proc) exitStatus() string {
-	if w.state == nil {
-		return "not reaped"
-	}
-	return w.state.String()
-}
 
-func (w *proc) logExit() {
-	attrs := []any{logSlot, w.slot, logPID, w.pid, logStatus, w.exitStatus()}
-	if s := w.stderr.String(); s != "" {
-		attrs = append(attrs, logStderr, s)
-	}
-	if w.killedByHost() {
-		w.p.log.Debug("worker exited", attrs...)
-		return
-	}
-	w.p.log.Warn("worker died", attrs...)
-}
+func (w *proc) logWorkerExit() { w.logExit(logSlot, w.slot) }
 
 // write sends an encoded frame; a write still blocked at deadline fails.
 func (w *proc) write(b []byte, deadline time.Time) error {
@@ -475,3 +565,4 @@ func (t *tailWriter) String() string {
 	defer t.mu.Unlock()
 	return strings.TrimSpace(string(t.buf))
 }
+

@@ -21,8 +21,9 @@ import (
 )
 
 // TestWorkerProcess checks what a worker inherits: an empty environment
-// but for the switch (and what Command added), descriptors 0-4 only, and a
-// process group of its own.
+// but for the switch (and what Command added), descriptors 0-5 only (the
+// frame pipes and the descriptor-passing socket), and a process group of
+// its own.
 func TestWorkerProcess(t *testing.T) {
 	// A descriptor without close-on-exec in the host, as a host may have
 	// inherited from its own parent, passes through exec: the worker must
@@ -55,6 +56,7 @@ func TestWorkerProcess(t *testing.T) {
 		switch {
 		case n <= 1 && target == "/dev/null":
 		case n >= 2 && n <= 4 && strings.HasPrefix(target, "pipe:"):
+		case n == worker.PassFD && strings.HasPrefix(target, "socket:"):
 		case n > 4 && cloexec(string(info)):
 			// Opened by the worker itself (the Go runtime: epoll,
 			// eventfd, cgroup files), not inherited.

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jsrt"
+	"github.com/stepbox/stepbox/internal/pyrt"
 )
 
 // errPoolClosing is the reason given to runs aborted by Close.
@@ -33,12 +35,9 @@ const errPoolClosing = "the pool is closing"
 func (p *Pool) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
 	start := time.Now()
 	lim := job.Limits
-	if len(job.Code) > lim.MaxCodeBytes {
-		return failure(&ipc.Failure{Code: ipc.CodeValidation, Limit: ipc.LimitCode,
-			Message: fmt.Sprintf("code is %d bytes, more than maxCodeBytes=%d", len(job.Code), lim.MaxCodeBytes)}, since(start))
-	}
+	python := job.Language == ipc.LanguagePython
 	if !p.enter() {
-		return failure(&ipc.Failure{Code: ipc.CodeUnavailable, Message: "the worker pool is closed"}, ipc.Stats{})
+		return ipc.Failed(&ipc.Failure{Code: ipc.CodeUnavailable, Message: "the worker pool is closed"}, ipc.Stats{})
 	}
 	defer p.leave()
 
@@ -48,26 +47,49 @@ func (p *Pool) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
 		input = nil
 	}
 	frame, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameExecute, RunID: id,
-		Execute: &ipc.Execute{Code: job.Code, Input: input, Limits: lim, Modules: job.Modules, Packages: job.Packages}}, p.cfg.MaxFrameBytes)
+		Execute: &ipc.Execute{Language: job.Language, Code: job.Code, Input: input, Limits: lim, Modules: job.Modules, Packages: job.Packages}}, p.cfg.MaxFrameBytes)
 	if err != nil {
 		f := &ipc.Failure{Code: ipc.CodeValidation, Message: "input is not valid JSON"}
 		if errors.Is(err, ipc.ErrFrameTooLarge) {
 			f = &ipc.Failure{Code: ipc.CodeValidation, Limit: ipc.LimitFrameBytes,
 				Message: fmt.Sprintf("code and input are larger than the worker bridge allows (%d bytes)", p.cfg.MaxFrameBytes)}
 		}
-		return failure(f, since(start))
+		return ipc.Failed(f, since(start))
 	}
 	for attempt := 0; ; attempt++ {
 		w, f := p.acquire(ctx)
 		if f != nil {
-			return failure(f, since(start))
+			return ipc.Failed(f, since(start))
 		}
 		if ctx.Err() != nil {
 			p.release(w)
-			return failure(&ipc.Failure{Code: ipc.CodeAborted, Message: abortMessage(ctx)}, since(start))
+			return ipc.Failed(ipc.Aborted(ctx), since(start))
+		}
+		if python {
+			ok, f := p.ensureZygote(w)
+			if f != nil {
+				p.release(w)
+				return ipc.Failed(f, since(start))
+			}
+			if !ok {
+				// Its zygote died while it was idle: the worker is
+				// retired, and the run goes to another.
+				w.kill("")
+				p.release(w)
+				if attempt == maxUnsentRetries {
+					return ipc.Failed(&ipc.Failure{Code: ipc.CodeCrashed, Message: "the Python zygotes of the workers died"}, since(start))
+				}
+				continue
+			}
+			// The zygote's start is not the run's: its wall time starts
+			// now.
+			start = time.Now()
 		}
 		unsent := false
 		ev := p.execute(ctx, w, id, frame, job, start, &unsent)
+		if python {
+			p.afterPython(w, ev)
+		}
 		p.release(w)
 		// A worker that died while idle (killed from outside, say) can be
 		// handed a run before the host has seen it go. It then never
@@ -91,7 +113,7 @@ const maxUnsentRetries = 2
 func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, job jsrt.Job, start time.Time, unsent *bool) *ipc.Event {
 	lim := job.Limits
 	acct := newAccount(lim)
-	fail := func(f *ipc.Failure) *ipc.Event { return failure(f, acct.stats(start)) }
+	fail := func(f *ipc.Failure) *ipc.Event { return ipc.Failed(f, acct.stats(start)) }
 	started := false // the worker acknowledged the run: the step may have run
 	crashed := func() *ipc.Event {
 		if !started {
@@ -128,10 +150,10 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 		emitting   = job.Host != nil
 		hostErr    error // Emit failed while the run was alive
 		slowReader bool  // Emit failed at the wall limit: the run times out
-		// Emit failed because ctx ended: the caller aborted while events
-		// were still undelivered. In-process the step would still be
-		// blocked in Emit, so the run ends ABORTED even if the worker has
-		// finished meanwhile.
+		// Emit failed because ctx ended, or the host stopped taking
+		// events: events of the run were never delivered. In-process the
+		// step would still be blocked in Emit, so the run ends ABORTED
+		// even if the worker has finished meanwhile.
 		abortedEmitting bool
 	)
 	abort := func(msg, reason string) {
@@ -157,7 +179,7 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 			reason = cause.Error()
 		}
-		abort(abortMessage(ctx), reason)
+		abort(ipc.AbortMessage(ctx), reason)
 	}
 
 	for {
@@ -197,6 +219,7 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 						abort("the caller stopped reading events", "the caller stopped reading events")
 					default:
 						hostErr = err
+						abortedEmitting = true
 						abort("the host stopped taking events: "+err.Error(), "the host stopped taking events")
 					}
 				}
@@ -206,21 +229,18 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 					return violation("%v", err)
 				}
 				w.runs.Add(1)
+				if f.Retire != "" {
+					w.retire(f.Retire)
+				}
 				if slowReader {
-					var st ipc.Stats
-					if ev.Result != nil {
-						st = ev.Result.Stats
-					} else {
-						st = ev.Error.Stats
-					}
-					return &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeTimeout, Limit: ipc.LimitWall,
-						Message: fmt.Sprintf("the step exceeded its wall-clock time limit (wallMs=%d)", job.Limits.WallMs), Stats: st}}
+					return ipc.Failed(&ipc.Failure{Code: ipc.CodeTimeout, Limit: ipc.LimitWall,
+						Message: fmt.Sprintf("the step exceeded its wall-clock time limit (wallMs=%d)", job.Limits.WallMs)}, *ev.TerminalStats())
 				}
 				if abortedEmitting && ev.Result != nil {
-					return &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeAborted, Message: abortMessage(ctx), Stats: ev.Result.Stats}}
+					return ipc.Failed(&ipc.Failure{Code: ipc.CodeAborted, Message: abortMsg}, ev.Result.Stats)
 				}
 				if ev.Error != nil && ev.Error.Code == ipc.CodeAborted && hostErr != nil {
-					ev.Error.Message = "the host stopped taking events: " + hostErr.Error()
+					ev.Error.Message = abortMsg
 				}
 				return ev
 			default:
@@ -421,20 +441,37 @@ func (a *account) stats(start time.Time) ipc.Stats {
 func clamp(v, hi float64) float64 { return max(0, min(v, hi)) }
 
 func since(start time.Time) ipc.Stats {
-	return ipc.Stats{WallMs: float64(time.Since(start)) / float64(time.Millisecond)}
+	return ipc.Stats{WallMs: ipc.Ms(time.Since(start))}
 }
 
-func failure(f *ipc.Failure, st ipc.Stats) *ipc.Event {
-	f.Stats = st
-	return &ipc.Event{Kind: ipc.KindError, Error: f}
-}
-
-// abortMessage is the message of a run aborted because ctx ended, as
-// jsrt words it.
-func abortMessage(ctx context.Context) string {
-	msg := "the run was aborted"
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-		msg += ": " + cause.Error()
+// afterPython checks, after a Python run on w, what only the host can: that
+// the zygote is alive, and that no run left a named unix socket in its
+// network namespace. A worker whose zygote fails either is retired; a run
+// that ended because its zygote died says how it died.
+func (p *Pool) afterPython(w *proc, ev *ipc.Event) {
+	z := w.currentZygote()
+	if z == nil {
+		return
 	}
-	return msg
+	lost := ev.Error != nil && ev.Error.Code == ipc.CodeCrashed && strings.HasPrefix(ev.Error.Message, pyrt.ZygoteDied)
+	if lost || !z.usable() {
+		if lost {
+			// The worker saw its control socket close; the reaper
+			// follows, with how the zygote ended.
+			select {
+			case <-z.exited:
+				ev.Error.Message += ": " + z.diagnostics()
+			case <-time.After(reapWait):
+			}
+		}
+		w.retire("its Python zygote died")
+		return
+	}
+	if err := z.z.ProveSockets(); err != nil {
+		w.retire(err.Error())
+	}
 }
+
+// reapWait bounds how long a run that lost its zygote waits for the exit
+// status that says how it died.
+const reapWait = 500 * time.Millisecond

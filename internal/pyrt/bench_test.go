@@ -20,7 +20,7 @@ var coldStart = sync.OnceValues(func() (time.Duration, error) {
 	const n = 10
 	start := time.Now()
 	for i := 0; i < n; i++ {
-		if err := exec.Command(rt.Python(), "-c", "import json; print(json.dumps(1 + 1))").Run(); err != nil {
+		if err := exec.Command(rt.l.Python(), "-c", "import json; print(json.dumps(1 + 1))").Run(); err != nil {
 			return 0, err
 		}
 	}
@@ -70,7 +70,7 @@ func BenchmarkPythonTrivial(b *testing.B) {
 	})
 	b.Run("python3 -c", func(b *testing.B) {
 		for b.Loop() {
-			if err := exec.Command(rt.Python(), "-c", "import json; print(json.dumps(1 + 1))").Run(); err != nil {
+			if err := exec.Command(rt.l.Python(), "-c", "import json; print(json.dumps(1 + 1))").Run(); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -18,6 +18,10 @@ type Job = jsrt.Job
 // Host receives a run's non-terminal events (see jsrt.Host).
 type Host = jsrt.Host
 
+// ZygoteDied opens the message of a run that failed (CRASHED) because its
+// zygote died: the host, which reaps the zygote, adds how it died.
+const ZygoteDied = "the Python zygote died"
+
 // Defaults for the zero values of Config.
 const (
 	// DefaultPython is the interpreter used when Config.Python is empty

@@ -12,13 +12,13 @@ import (
 
 // ModuleHost opens the module session of a Python run that was granted
 // built-in modules (Job.Modules: "duckdb", "glpk"). The run's CPython
-// process cannot load DuckDB or GLPK — they are Go and cgo in the host's
-// binary — so it sends each module call to the host, which passes it to
-// the session: a jailed worker process leased for the run (pool.Pool's
-// OpenModules) or, with in-process isolation, the host's own runtime
-// (jsrt.Runtime's OpenModules). Either runs the calls exactly as a
-// JavaScript run's, under the run's limits, until deadline (the run's
-// wall-clock limit) or ctx's end.
+// process cannot load DuckDB or GLPK — they are Go and cgo in this binary —
+// so it sends each module call to the worker that hosts it, which passes
+// it to the session: its own JavaScript runtime's (jsrt.Runtime's
+// OpenModules), which runs the calls exactly as a JavaScript run's, under
+// the run's limits, until deadline (the run's wall-clock limit) or ctx's
+// end. The rows of a query never leave the worker's jail but as the
+// step's own results.
 //
 // A run opens its session at its first module call, so that a run that
 // makes none costs nothing, and closes it when it ends. ModuleHost must
@@ -47,7 +47,7 @@ func checkModules(modules []string, host ModuleHost) *ipc.Failure {
 		}
 	}
 	if len(modules) > 0 && host == nil {
-		return &ipc.Failure{Code: ipc.CodeUnavailable, Message: fmt.Sprintf("the modules %q are not available to this Python runtime", modules)}
+		return &ipc.Failure{Code: ipc.CodeUnavailable, Message: fmt.Sprintf("the modules %q are not available to this Python runner", modules)}
 	}
 	return nil
 }

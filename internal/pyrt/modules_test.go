@@ -7,74 +7,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stepbox/stepbox/internal/ipc"
-	"github.com/stepbox/stepbox/internal/jsrt"
-	"github.com/stepbox/stepbox/internal/pool"
 	"github.com/stepbox/stepbox/internal/pyrt"
 	"github.com/stepbox/stepbox/internal/testenv"
 )
 
-// The module tests run the real DuckDB and GLPK linked into this binary:
-// in a worker process of a real pool (the test binary re-executed, as
-// the engine does, though unjailed here: package sandbox's tests jail
-// it), and in this process, as with in-process isolation.
-
-var (
-	jsOnce sync.Once
-	jsRT   *jsrt.Runtime
-	jsErr  error
-
-	poolOnce sync.Once
-	modPool  *pool.Pool
-	poolErr  error
-)
-
-func inProcessHost(t testing.TB) pyrt.ModuleHost {
-	t.Helper()
-	jsOnce.Do(func() { jsRT, jsErr = jsrt.New(jsrt.Config{Warm: -1}) })
-	if jsErr != nil {
-		t.Fatal(jsErr)
-	}
-	return func(ctx context.Context, lim ipc.Limits, modules []string, deadline time.Time) pyrt.ModuleSession {
-		return jsRT.OpenModules(ctx, lim, modules, deadline)
-	}
-}
-
-// poolHost leases workers of a pool of one, so that each test also
-// checks that the lease returns its worker.
-func poolHost(t testing.TB) pyrt.ModuleHost {
-	t.Helper()
-	poolOnce.Do(func() {
-		// The default StartTimeout (10 s) is for a production binary; a
-		// worker of this test binary under -race on a loaded machine may
-		// take longer.
-		modPool, poolErr = pool.New(pool.Config{Size: 1, Warm: -1, StartTimeout: testenv.ScaleDuration(10 * time.Second)})
-		if poolErr == nil {
-			ctx, cancel := context.WithTimeout(context.Background(), testenv.ScaleDuration(10*time.Second))
-			defer cancel()
-			poolErr = modPool.Ready(ctx)
-		}
-	})
-	if poolErr != nil {
-		t.Fatal(poolErr)
-	}
-	return func(ctx context.Context, lim ipc.Limits, modules []string, deadline time.Time) pyrt.ModuleSession {
-		return modPool.OpenModules(ctx, lim, modules, deadline)
-	}
-}
-
-func closeModuleHosts() {
-	if jsRT != nil {
-		jsRT.Close()
-	}
-	if modPool != nil {
-		_ = modPool.Close(context.Background())
-	}
-}
+// The module tests run the real DuckDB and GLPK linked into this binary,
+// in the jailed worker process that hosts the Python run, as the engine
+// does.
 
 var moduleLimits = func() ipc.Limits {
 	l := testLimits
@@ -82,18 +25,12 @@ var moduleLimits = func() ipc.Limits {
 	return l
 }()
 
-// eachHost runs f with each module host.
-func eachHost(t *testing.T, f func(t *testing.T, host pyrt.ModuleHost)) {
-	t.Run("worker", func(t *testing.T) { f(t, poolHost(t)) })
-	t.Run("inprocess", func(t *testing.T) { f(t, inProcessHost(t)) })
-}
-
-func runModules(t *testing.T, host pyrt.ModuleHost, modules []string, code string, lim ipc.Limits) *ipc.Event {
+func runModules(t *testing.T, modules []string, code string, lim ipc.Limits) *ipc.Event {
 	t.Helper()
 	h := &recorder{replies: make(chan ipc.Reply, 100)}
-	ev := shared(t).RunWithModules(context.Background(), pyrt.Job{Code: code, Limits: lim, Modules: modules, Host: h, Replies: h.replies}, host)
+	ev := shared(t).Run(context.Background(), pyrt.Job{Code: code, Limits: lim, Modules: modules, Host: h, Replies: h.replies})
 	if ev == nil || !ev.Terminal() {
-		t.Fatalf("RunWithModules returned %+v, not a terminal event", ev)
+		t.Fatalf("Run returned %+v, not a terminal event", ev)
 	}
 	return ev
 }
@@ -101,7 +38,7 @@ func runModules(t *testing.T, host pyrt.ModuleHost, modules []string, code strin
 var duck = []string{"duckdb"}
 
 func TestDuckDB(t *testing.T) {
-	eachHost(t, func(t *testing.T, host pyrt.ModuleHost) {
+	{
 		cases := []struct{ name, code, want string }{
 			{"aggregate", `db = await duckdb.open()
 await db.load("sales", [{"region": "EU", "amount": 12.5}, {"region": "US", "amount": 7}, {"region": "EU", "amount": 3}])
@@ -137,15 +74,15 @@ return "done"`, `"done"`},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				expectResult(t, runModules(t, host, duck, tc.code, moduleLimits), tc.want)
+				expectResult(t, runModules(t, duck, tc.code, moduleLimits), tc.want)
 			})
 		}
-	})
+	}
 }
 
 func TestDuckDBErrors(t *testing.T) {
-	eachHost(t, func(t *testing.T, host pyrt.ModuleHost) {
-		ev := runModules(t, host, duck, `db = await duckdb.open()
+	{
+		ev := runModules(t, duck, `db = await duckdb.open()
 deep = []
 for _ in range(600):
     deep = [deep]
@@ -192,21 +129,21 @@ return out`, moduleLimits)
 			}
 		}
 		// Uncaught: RUNTIME at the step's line.
-		f := expectError(t, runModules(t, host, duck, "db = await duckdb.open()\n\nawait db.query('SELECT * FROM nope')", moduleLimits), ipc.CodeRuntime, "")
+		f := expectError(t, runModules(t, duck, "db = await duckdb.open()\n\nawait db.query('SELECT * FROM nope')", moduleLimits), ipc.CodeRuntime, "")
 		if !strings.HasPrefix(f.Message, "DuckDBError: duckdb: Catalog Error: Table with name nope does not exist!") ||
 			f.Position == nil || f.Position.Line != 3 {
 			t.Errorf("uncaught: %+v (position %+v)", f, f.Position)
 		}
-	})
+	}
 }
 
 func TestDuckDBLimits(t *testing.T) {
-	eachHost(t, func(t *testing.T, host pyrt.ModuleHost) {
+	{
 		t.Run("wall limit", func(t *testing.T) {
 			l := moduleLimits
 			l.WallMs = 500
 			start := time.Now()
-			expectError(t, runModules(t, host, duck, `db = await duckdb.open()
+			expectError(t, runModules(t, duck, `db = await duckdb.open()
 return await db.query("SELECT count(*) FROM range(1000000000) a, range(1000000) b")`, l), ipc.CodeTimeout, ipc.LimitWall)
 			if took := time.Since(start); took > testenv.ScaleDuration(3*time.Second) {
 				t.Errorf("took %v", took)
@@ -215,7 +152,7 @@ return await db.query("SELECT count(*) FROM range(1000000000) a, range(1000000) 
 		t.Run("memory", func(t *testing.T) {
 			l := moduleLimits
 			l.MemoryMB = 32
-			f := expectError(t, runModules(t, host, duck, `db = await duckdb.open()
+			f := expectError(t, runModules(t, duck, `db = await duckdb.open()
 try:
     await db.exec("CREATE TABLE big AS SELECT repeat('x', 200) || range AS s FROM range(2000000)")
 except Exception:
@@ -226,20 +163,20 @@ return "escaped"`, l), ipc.CodeOOM, ipc.LimitMemory)
 			}
 		})
 		t.Run("result rows", func(t *testing.T) {
-			expectError(t, runModules(t, host, duck, `db = await duckdb.open()
+			expectError(t, runModules(t, duck, `db = await duckdb.open()
 return len(await db.query("SELECT * FROM range(200000)"))`, moduleLimits), ipc.CodeLimitExceeded, "duckdbResultRows")
 		})
 		t.Run("call bytes", func(t *testing.T) {
 			l := moduleLimits
 			l.MemoryMB = 16 // one call carries at most 4 MiB
-			expectResult(t, runModules(t, host, duck, `db = await duckdb.open()
+			expectResult(t, runModules(t, duck, `db = await duckdb.open()
 try:
     await db.load("t", [{"s": "x" * 1000}] * 5000)
 except DuckDBError as e:
     return str(e).startswith("db.load: the call is 50") and str(e).endswith(" bytes of JSON, more than one module call may carry (4194304 bytes)")`, l), `true`)
 		})
 		t.Run("calls in flight", func(t *testing.T) {
-			expectResult(t, runModules(t, host, duck, `db = await duckdb.open()
+			expectResult(t, runModules(t, duck, `db = await duckdb.open()
 fs = [db.query("SELECT 1") for _ in range(64)]
 try:
     db.query("SELECT 1")
@@ -249,12 +186,12 @@ await fs[0]
 await db.query("SELECT 1")
 return msg`, moduleLimits), `"duckdb.query: too many module calls in flight (the limit is 64); await them"`)
 		})
-	})
+	}
 }
 
 func TestGLPK(t *testing.T) {
-	eachHost(t, func(t *testing.T, host pyrt.ModuleHost) {
-		ev := runModules(t, host, []string{"glpk"}, `r = await glpk.solve({
+	{
+		ev := runModules(t, []string{"glpk"}, `r = await glpk.solve({
     "name": "LP",
     "objective": {"direction": glpk.GLP_MAX, "name": "obj", "vars": [{"name": "x1", "coef": 0.6}, {"name": "x2", "coef": 0.5}]},
     "subjectTo": [
@@ -269,12 +206,11 @@ except GLPKError as e:
     err = str(e)
 return [res["status"] == glpk.GLP_OPT, round(res["z"], 6), round(res["vars"]["x1"], 6), round(res["dual"]["cons1"], 6), err]`, moduleLimits)
 		expectResult(t, ev, `[true,0.46,0.6,0.18,"glpk: model: objective is missing"]`)
-	})
+	}
 }
 
 func TestModulesNotRequested(t *testing.T) {
-	host := inProcessHost(t)
-	expectResult(t, runModules(t, host, duck, `out = []
+	expectResult(t, runModules(t, duck, `out = []
 for name in ("duckdb", "DuckDBError", "glpk", "GLPKError"):
     try:
         eval(name)
@@ -282,12 +218,9 @@ for name in ("duckdb", "DuckDBError", "glpk", "GLPKError"):
     except NameError:
         pass
 return out`, moduleLimits), `["duckdb","DuckDBError"]`)
-	// Without modules, no host is needed; with them, one is.
 	expectResult(t, runStep(t, shared(t), "return 1", testLimits, nil), "1")
 	h := &recorder{replies: make(chan ipc.Reply, 1)}
-	expectError(t, shared(t).Run(context.Background(), pyrt.Job{Code: "return 1", Limits: testLimits, Modules: duck, Host: h, Replies: h.replies}),
-		ipc.CodeUnavailable, "")
-	expectError(t, shared(t).RunWithModules(context.Background(), pyrt.Job{Code: "return 1", Limits: testLimits, Modules: []string{"sqlite"}, Host: h, Replies: h.replies}, host),
+	expectError(t, shared(t).Run(context.Background(), pyrt.Job{Code: "return 1", Limits: testLimits, Modules: []string{"sqlite"}, Host: h, Replies: h.replies}),
 		ipc.CodeValidation, "")
 }
 
@@ -295,7 +228,6 @@ return out`, moduleLimits), `["duckdb","DuckDBError"]`)
 // each is refused as the step's exception, or ends the run, never reaching
 // the module host malformed.
 func TestUntrustedModuleCalls(t *testing.T) {
-	host := inProcessHost(t)
 	for _, c := range []struct{ name, line, want string }{
 		{"not granted", `{"k":"module","id":1,"op":"glpk.solve","model":{}}`, `"glpk.solve: the module \"glpk\" was not requested for this run"`},
 		{"unknown op", `{"k":"module","id":1,"op":"duckdb.attach"}`, `"unknown module operation \"duckdb.attach\""`},
@@ -308,7 +240,7 @@ func TestUntrustedModuleCalls(t *testing.T) {
 			code := fmt.Sprintf(`import os, json
 os.write(4, %q.encode() + b"\n")
 return json.loads(os.read(3, 1 << 16))["error"]`, c.line)
-			expectResult(t, runModules(t, host, duck, code, moduleLimits), c.want)
+			expectResult(t, runModules(t, duck, code, moduleLimits), c.want)
 		})
 	}
 	for _, c := range []struct{ name, line string }{
@@ -318,7 +250,7 @@ return json.loads(os.read(3, 1 << 16))["error"]`, c.line)
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code := fmt.Sprintf("import os, time\nos.write(4, %q.encode() + b\"\\n\")\ntime.sleep(100)", c.line)
-			f := expectError(t, runModules(t, host, duck, code, moduleLimits), ipc.CodeRuntime, "")
+			f := expectError(t, runModules(t, duck, code, moduleLimits), ipc.CodeRuntime, "")
 			if !strings.Contains(f.Message, "broke the bridge protocol") {
 				t.Errorf("message %q", f.Message)
 			}

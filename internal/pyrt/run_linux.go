@@ -36,7 +36,7 @@ const asSlack = 8 << 20
 // run is the host's side of one execution. All its fields are touched only
 // by the goroutine of Run, except where marked.
 type run struct {
-	r      *Runtime
+	r      *Runner
 	z      *zygote
 	id     int64      // the spare's id, in the zygote's messages
 	files  []*os.File // the spare's pipes: job and replies, events, raw output
@@ -86,10 +86,10 @@ type frameOrError struct {
 	err  error
 }
 
-func newRun(ctx context.Context, r *Runtime, z *zygote, spare *zmsg, job Job, input json.RawMessage) *run {
+func newRun(ctx context.Context, r *Runner, spare *zmsg, job Job, input json.RawMessage) *run {
 	start := time.Now()
 	rn := &run{
-		r: r, z: z, id: spare.ID, files: spare.files, job: job, input: input, ctx: ctx,
+		r: r, z: r.z, modHost: r.modules, id: spare.ID, files: spare.files, job: job, input: input, ctx: ctx,
 		budget:  ipc.NewBudget(job.Limits),
 		start:   start,
 		wall:    start.Add(time.Duration(job.Limits.WallMs) * time.Millisecond),
@@ -102,7 +102,7 @@ func newRun(ctx context.Context, r *Runtime, z *zygote, spare *zmsg, job Job, in
 }
 
 // memoryLimitMB is the run's memory limit, capped by the runtime's.
-func (rn *run) memoryLimitMB() int { return min(rn.job.Limits.MemoryMB, rn.r.cfg.MaxMemoryMB) }
+func (rn *run) memoryLimitMB() int { return min(rn.job.Limits.MemoryMB, rn.r.info.MaxMemoryMB) }
 
 func (rn *run) execute() *ipc.Event {
 	rn.stopCtx, rn.stopCancel = context.WithDeadline(rn.ctx, rn.wall)
@@ -150,12 +150,12 @@ func (rn *run) rlimits() *runRlimits {
 	return &runRlimits{
 		// The spare's event loop and console came after the zygote's
 		// baseline: asSlack covers them.
-		AS:     rn.z.vsz + asSlack + int64(rn.memoryLimitMB())<<20,
+		AS:     rn.r.info.VSZ + asSlack + int64(rn.memoryLimitMB())<<20,
 		CPUMs:  cpu,
 		CPUSec: (cpu+999)/1000 + 1,
-		NoFile: rn.r.cfg.MaxOpenFiles,
-		FSize:  rn.r.cfg.MaxFileSizeBytes,
-		NProc:  rn.r.cfg.MaxProcs + 1, // the zygote is a task of the same user
+		NoFile: rn.r.info.MaxOpenFiles,
+		FSize:  rn.r.info.MaxFileSizeBytes,
+		NProc:  rn.r.info.MaxProcs + 1, // the zygote is a task of the same user
 	}
 }
 
@@ -205,8 +205,7 @@ func (rn *run) loop() {
 			closeFiles(m.files)
 		case <-rn.z.dead:
 			if rn.final == nil {
-				rn.final = failure(&ipc.Failure{Code: ipc.CodeCrashed,
-					Message: "the Python zygote died: " + rn.z.diagnostics()}, ipc.Stats{})
+				rn.final = ipc.Failed(&ipc.Failure{Code: ipc.CodeCrashed, Message: errZygoteDied.Error()}, ipc.Stats{})
 			}
 			rn.zygoteBroken = true
 			return
@@ -224,9 +223,9 @@ func (rn *run) loop() {
 			}
 			// The zygote does not answer: it is broken.
 			rn.zygoteBroken = true
-			rn.z.kill()
+			rn.z.stop()
 			if rn.final == nil {
-				rn.final = failure(&ipc.Failure{Code: ipc.CodeCrashed,
+				rn.final = ipc.Failed(&ipc.Failure{Code: ipc.CodeCrashed,
 					Message: "the Python zygote did not end the run"}, ipc.Stats{})
 			}
 			return
@@ -254,7 +253,7 @@ func (rn *run) loop() {
 func (rn *run) stopReason() *ipc.Failure {
 	switch {
 	case rn.ctx.Err() != nil:
-		return aborted(rn.ctx)
+		return ipc.Aborted(rn.ctx)
 	case rn.r.closeCtx.Err() != nil:
 		return &ipc.Failure{Code: ipc.CodeAborted, Message: "the run was aborted: the Python runtime is closing"}
 	default:
@@ -277,7 +276,7 @@ func (rn *run) stop(f *ipc.Failure) {
 	if rn.final != nil {
 		return
 	}
-	rn.final = failure(f, ipc.Stats{})
+	rn.final = ipc.Failed(f, ipc.Stats{})
 	rn.stopCancel()
 }
 
@@ -285,7 +284,7 @@ func (rn *run) stop(f *ipc.Failure) {
 func (rn *run) kill() {
 	rn.killSent = true
 	if err := rn.z.send(zmsg{Op: "kill", ID: rn.id}); err != nil {
-		rn.z.kill()
+		rn.z.stop()
 	}
 }
 
@@ -320,7 +319,7 @@ func (rn *run) deliver(rep ipc.Reply) {
 		}
 		if kind == ipc.KindDataRequest {
 			if err := rn.budget.DataBytes(len(payload)); err != nil {
-				rn.stop(limitFailure(err))
+				rn.stop(ipc.LimitFailure(err))
 				return
 			}
 		}
@@ -551,11 +550,11 @@ func (rn *run) handle(fe frameOrError) {
 			return
 		}
 		if err := rn.budget.Status(); err != nil {
-			rn.stop(limitFailure(err))
+			rn.stop(ipc.LimitFailure(err))
 			return
 		}
 		if err := rn.budget.DataBytes(len(f.V)); err != nil {
-			rn.stop(limitFailure(err))
+			rn.stop(ipc.LimitFailure(err))
 			return
 		}
 		rn.emit(&ipc.Event{Kind: ipc.KindStatus, Status: f.V})
@@ -573,7 +572,7 @@ func (rn *run) handle(fe frameOrError) {
 			params = json.RawMessage("null")
 		}
 		if err := rn.budget.DataRequest(len(params)); err != nil {
-			rn.stop(limitFailure(err))
+			rn.stop(ipc.LimitFailure(err))
 			return
 		}
 		rn.nextID++
@@ -589,7 +588,7 @@ func (rn *run) handle(fe frameOrError) {
 			return
 		}
 		if err := rn.budget.Fetch(); err != nil {
-			rn.stop(limitFailure(err))
+			rn.stop(ipc.LimitFailure(err))
 			return
 		}
 		rn.nextID++
@@ -603,7 +602,7 @@ func (rn *run) handle(fe frameOrError) {
 			value = json.RawMessage("null")
 		}
 		if len(value) > rn.job.Limits.MaxResultBytes {
-			rn.final = failure(&ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: ipc.LimitResult,
+			rn.final = ipc.Failed(&ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: ipc.LimitResult,
 				Message: fmt.Sprintf("the result is %d bytes, more than maxResultBytes=%d", len(value), rn.job.Limits.MaxResultBytes)}, ipc.Stats{})
 			return
 		}
@@ -611,13 +610,13 @@ func (rn *run) handle(fe frameOrError) {
 	case "error":
 		rn.childStats(&f)
 		rn.fromChild = true
-		rn.final = failure(rn.thrown(&f), ipc.Stats{})
+		rn.final = ipc.Failed(rn.thrown(&f), ipc.Stats{})
 	case "oom":
 		rn.fromChild = true
-		rn.final = failure(rn.oom(), ipc.Stats{})
+		rn.final = ipc.Failed(rn.oom(), ipc.Stats{})
 	case "limit":
 		rn.fromChild = true
-		rn.final = failure(rn.childLimit(&f), ipc.Stats{})
+		rn.final = ipc.Failed(rn.childLimit(&f), ipc.Stats{})
 	default:
 		rn.stop(rn.protocol(fmt.Sprintf("unknown message kind %q", cut(f.K, 40))))
 	}
@@ -678,7 +677,7 @@ func (rn *run) childLimit(f *frame) *ipc.Failure {
 		return &ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: f.Limit,
 			Message: fmt.Sprintf("the result is %d bytes, more than maxResultBytes=%d", f.Bytes, m)}
 	}
-	return limitFailure(&ipc.LimitError{Limit: f.Limit, Max: m})
+	return ipc.LimitFailure(&ipc.LimitError{Limit: f.Limit, Max: m})
 }
 
 // thrown turns the description of an exception into a failure.
@@ -710,13 +709,13 @@ func (rn *run) thrown(f *frame) *ipc.Failure {
 func (rn *run) finish() *ipc.Event {
 	ev := rn.final
 	if ev == nil {
-		ev = failure(rn.classifyExit(), ipc.Stats{})
+		ev = ipc.Failed(rn.classifyExit(), ipc.Stats{})
 	}
 	st := rn.budget.Stats
-	st.WallMs = ms(time.Since(rn.start))
+	st.WallMs = ipc.Ms(time.Since(rn.start))
 	if rn.exit != nil {
 		st.CPUMs = rn.exit.CPUMs - min(max(rn.cpuBase, 0), rn.exit.CPUMs)
-		st.HeapMB = max(0, rn.exit.MaxRssKb*1024-float64(rn.z.rss)) / (1 << 20)
+		st.HeapMB = max(0, rn.exit.MaxRssKb*1024-float64(rn.r.info.RSS)) / (1 << 20)
 	}
 	st.CodeMs = st.CPUMs
 	if rn.codeMs > 0 {
@@ -769,14 +768,6 @@ func signalName(s syscall.Signal) string {
 	return strconv.Itoa(int(s)) + " (" + s.String() + ")"
 }
 
-func limitFailure(err error) *ipc.Failure {
-	var le *ipc.LimitError
-	if errors.As(err, &le) {
-		return &ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: le.Limit, Message: le.Error()}
-	}
-	return &ipc.Failure{Code: ipc.CodeRuntime, Message: err.Error()}
-}
-
 // cut returns at most n bytes of s without splitting a character.
 func cut(s string, n int) string {
 	if len(s) <= n {
@@ -787,5 +778,3 @@ func cut(s string, n int) string {
 	}
 	return s[:n]
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -79,7 +79,7 @@ type tmpState struct {
 	zygote int // the pid of the zygote the probe ran on
 }
 
-func probeTmp(t *testing.T, rt *pyrt.Runtime) tmpState {
+func probeTmp(t *testing.T, rt *runtime) tmpState {
 	t.Helper()
 	ev := runStep(t, rt, tmpProbe, testLimits, nil)
 	if ev.Kind != ipc.KindResult {
@@ -89,7 +89,7 @@ func probeTmp(t *testing.T, rt *pyrt.Runtime) tmpState {
 	if err := json.Unmarshal(ev.Result.Value, &st); err != nil {
 		t.Fatalf("the probe: %v: %s", err, ev.Result.Value)
 	}
-	st.zygote = pyrt.ZygotePID(rt)
+	st.zygote = rt.zygotePID()
 	return st
 }
 
@@ -180,15 +180,15 @@ func TestTmpLeftovers(t *testing.T) {
 	base := probeTmp(t, rt)
 	for _, l := range leavers {
 		t.Run(l.name, func(t *testing.T) {
-			pid := pyrt.ZygotePID(rt)
+			pid := rt.zygotePID()
 			expectResult(t, runStep(t, rt, l.code, testLimits, nil), l.want)
 			expectPristine(t, probeTmp(t, rt), base)
-			if got := pyrt.ZygotePID(rt); got != pid {
+			if got := rt.zygotePID(); got != pid {
 				t.Errorf("the zygote was replaced (pid %d, then %d): cleaning up after the run should not cost it", pid, got)
 			}
 		})
 	}
-	if n, why := pyrt.Retired(rt); n != 0 {
+	if n, why := rt.retired(); n != 0 {
 		t.Errorf("%d zygotes retired (%s); want none", n, why)
 	}
 }
@@ -241,28 +241,27 @@ func TestTmpFull(t *testing.T) {
 // must serve no other run: the run itself keeps its outcome, the next one
 // runs on a new zygote and finds nothing.
 func TestTmpProofFails(t *testing.T) {
-	rt, err := pyrt.NewLeakyCleaner(withTestDefaults(pyrt.Config{}), "kept")
-	requirePython(t, err)
+	rt := startRuntime(t, pyrt.Config{}, "kept")
 	t.Cleanup(rt.Close)
-	pid := pyrt.ZygotePID(rt)
+	pid := rt.zygotePID()
 	expectResult(t, runStep(t, rt, `open("/tmp/kept", "w").write("tenant A's secret")
 return "mine"`, testLimits, nil), `"mine"`)
-	n, why := pyrt.Retired(rt)
+	n, why := rt.retired()
 	if n != 1 || !strings.Contains(why, "/tmp") {
 		t.Errorf("retired %d zygotes (%q); want 1, because of /tmp", n, why)
 	}
 	expectResult(t, runStep(t, rt, `import os
 return sorted(os.listdir("/tmp"))`, testLimits, nil), `["run"]`)
-	if got := pyrt.ZygotePID(rt); got == pid || got == 0 {
+	if got := rt.zygotePID(); got == pid || got == 0 {
 		t.Errorf("the second run ran on zygote %d; the first ran on %d", got, pid)
 	}
 	// A run that leaves nothing behind keeps its zygote.
-	pid = pyrt.ZygotePID(rt)
+	pid = rt.zygotePID()
 	expectResult(t, runStep(t, rt, "return 1", testLimits, nil), "1")
-	if got := pyrt.ZygotePID(rt); got != pid {
+	if got := rt.zygotePID(); got != pid {
 		t.Errorf("a clean run cost the zygote (pid %d, then %d)", pid, got)
 	}
-	if n, _ := pyrt.Retired(rt); n != 1 {
+	if n, _ := rt.retired(); n != 1 {
 		t.Errorf("retired %d zygotes; want 1", n)
 	}
 }
@@ -301,7 +300,7 @@ func TestInFlightLeftovers(t *testing.T) {
 		expectResult(t, runStep(t, rt, connectLeak, testLimits, nil), `"ConnectionRefusedError"`)
 		expectPristine(t, probeTmp(t, rt), base)
 	}
-	n, why := pyrt.Retired(rt)
+	n, why := rt.retired()
 	t.Logf("%d of 5 zygotes retired (%s)", n, why)
 }
 
@@ -348,8 +347,8 @@ func TestUnreachableLeftovers(t *testing.T) {
 // dies with its run does not cost the zygote.
 func TestSocketsSeenFromHost(t *testing.T) {
 	rt := newRuntime(t, pyrt.Config{})
-	pid := pyrt.ZygotePID(rt)
-	list := pyrt.SocketLister(rt)
+	pid := rt.zygotePID()
+	list := rt.socketLister()
 	var seen []string
 	var seenErr error
 	h := &recorder{answer: func(ev *ipc.Event) *ipc.Reply {
@@ -365,7 +364,7 @@ return "done"`, testLimits, h), `"done"`)
 	if seenErr != nil || !slices.Contains(seen, "@stepbox-held") {
 		t.Errorf("while the run held it, the host saw sockets %q (%v); want @stepbox-held", seen, seenErr)
 	}
-	if n, why := pyrt.Retired(rt); n != 0 || pyrt.ZygotePID(rt) != pid {
+	if n, why := rt.retired(); n != 0 || rt.zygotePID() != pid {
 		t.Errorf("retired %d zygotes (%s); want none", n, why)
 	}
 }

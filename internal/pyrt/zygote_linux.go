@@ -3,21 +3,15 @@ package pyrt
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
-	"os/exec"
 	"runtime"
-	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/stepbox/stepbox/internal/jail"
 )
 
 // zmsg is a message on the control socket, in either direction.
@@ -59,31 +53,16 @@ type runRlimits struct {
 // must announce.
 const protocolVersion = 1
 
-// zygote is one running, jailed python3 and its control socket. It is
-// used by one run at a time (whoever holds Runtime.turn).
+// zygote is the worker's side of one running, jailed python3: its control
+// socket. The host started the zygote and passed the socket here; the
+// worker that holds it is the only one that talks to it. It is used by
+// one run at a time (the Runner's).
 type zygote struct {
 	conn *net.UnixConn
-	cmd  *exec.Cmd
-	pid  int
 
-	msgs   chan zmsg     // from the zygote, in order; buffered
-	held   *zmsg         // a spare taken from msgs but not used (tests); owned by the turn
-	dead   chan struct{} // closed when the control socket fails or closes
-	exited chan struct{} // closed once the process is reaped
-	stderr *tail
-
-	// Baseline memory of the zygote after its preloads, in bytes: the
-	// run's RLIMIT_AS is on top of the address space, and its reported
-	// peak is above the resident set.
-	vsz, rss int64
-
-	// netUnix is /proc/<pid>/net/unix, open from the start (a read is
-	// then half the cost of an open and a read); sockets are the named
-	// unix sockets of the zygote's network namespace when it was ready
-	// (none), or socketsErr says why they could not be read.
-	netUnix    *os.File
-	sockets    []string
-	socketsErr error
+	msgs chan zmsg     // from the zygote, in order; buffered
+	held *zmsg         // a spare taken from msgs but not used; owned by the run in turn
+	dead chan struct{} // closed when the control socket fails or closes
 
 	stopOnce sync.Once
 }
@@ -91,151 +70,21 @@ type zygote struct {
 // maxControlMessage bounds a message from the zygote.
 const maxControlMessage = 1 << 16
 
-// startZygote starts the zygote in its jail and waits for its hello.
-func (r *Runtime) startZygote() (*zygote, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("pyrt: control socket: %w", os.NewSyscallError("socketpair", err))
-	}
-	hostEnd := os.NewFile(uintptr(fds[0]), "pyrt-control")
-	childEnd := os.NewFile(uintptr(fds[1]), "pyrt-control-zygote")
-	defer childEnd.Close()
-	fc, err := net.FileConn(hostEnd)
-	hostEnd.Close()
+// newZygote takes over the control socket of a zygote that the host has
+// started and found ready, and starts reading its messages.
+func newZygote(control *os.File) (*zygote, error) {
+	fc, err := net.FileConn(control)
 	if err != nil {
 		return nil, fmt.Errorf("pyrt: control socket: %w", err)
 	}
-	z := &zygote{
-		conn:   fc.(*net.UnixConn),
-		msgs:   make(chan zmsg, 8),
-		dead:   make(chan struct{}),
-		exited: make(chan struct{}),
-		stderr: newTail(8 << 10),
+	uc, ok := fc.(*net.UnixConn)
+	if !ok {
+		fc.Close()
+		return nil, fmt.Errorf("pyrt: control socket: not a unix socket")
 	}
-	z.cmd = &exec.Cmd{
-		Path:       "/proc/self/exe",
-		Args:       []string{"stepbox-pyzygote"},
-		Env:        []string{EnvZygote + "=" + r.spec},
-		ExtraFiles: []*os.File{childEnd},
-		Stderr:     z.stderr,
-		WaitDelay:  time.Second,
-	}
-	h, err := jail.Prepare(z.cmd, r.jail)
-	if err != nil {
-		z.conn.Close()
-		return nil, fmt.Errorf("pyrt: jail: %w", err)
-	}
-	// Linux sends the parent-death signal when the thread that forked the
-	// child exits: start it from a locked thread that lives exactly as
-	// long as the zygote.
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread ends with the zygote
-		defer close(z.exited)
-		defer h.Cleanup()
-		err := z.cmd.Start()
-		if err == nil {
-			err = h.Started(z.cmd.Process.Pid)
-			if err != nil {
-				_ = z.cmd.Wait()
-			}
-		}
-		started <- err
-		if err == nil {
-			_ = z.cmd.Wait()
-		}
-	}()
-	err = <-started
-	childEnd.Close() // the zygote's now: its exit must close the socket
-	if err != nil {
-		z.conn.Close()
-		<-z.exited
-		return nil, fmt.Errorf("pyrt: start zygote: %w", err)
-	}
-	z.pid = z.cmd.Process.Pid
-	go z.read()
-	timer := time.NewTimer(r.cfg.StartTimeout)
-	defer timer.Stop()
-	select {
-	case m := <-z.msgs:
-		if m.Op != "ready" || m.Proto != protocolVersion {
-			closeFiles(m.files)
-			z.stop()
-			return nil, fmt.Errorf("pyrt: zygote: unexpected hello %+v", m)
-		}
-	case <-z.dead:
-		z.stop()
-		return nil, fmt.Errorf("pyrt: the zygote did not start: %s", z.diagnostics())
-	case <-timer.C:
-		z.stop()
-		return nil, fmt.Errorf("pyrt: the zygote did not start within %v: %s", r.cfg.StartTimeout, z.diagnostics())
-	}
-	z.vsz, z.rss = statm(z.pid)
-	if z.vsz == 0 {
-		// Without it no run could get a sound RLIMIT_AS.
-		z.stop()
-		return nil, fmt.Errorf("pyrt: cannot read the zygote's memory use from /proc/%d/statm", z.pid)
-	}
-	z.netUnix, z.socketsErr = os.Open("/proc/" + strconv.Itoa(z.pid) + "/net/unix")
-	if z.socketsErr == nil {
-		z.sockets, z.socketsErr = z.namedSockets()
-	}
+	z := &zygote{conn: uc, msgs: make(chan zmsg, 8), dead: make(chan struct{})}
+	go z.read() // stop waits for it
 	return z, nil
-}
-
-// namedSockets lists the unix sockets bound to a name, abstract ("@...")
-// or a path, in the zygote's network namespace, from the host's /proc.
-// The namespace is the zygote's alone, and shared by its runs in turn: a
-// socket a run bound that outlives it (in flight in a descriptor passed
-// over a socket that nothing holds, until the kernel's garbage collector
-// frees the cycle) could be found by a later run by its name.
-func (z *zygote) namedSockets() ([]string, error) {
-	// From offset 0 each time: the kernel lists the sockets afresh.
-	data, err := io.ReadAll(io.NewSectionReader(z.netUnix, 0, 1<<40))
-	if err != nil {
-		return nil, err
-	}
-	return namedUnixSockets(string(data))
-}
-
-// namedUnixSockets returns the names in the text of a /proc/net/unix.
-func namedUnixSockets(data string) ([]string, error) {
-	lines := strings.Split(data, "\n")
-	if !strings.HasPrefix(lines[0], "Num ") {
-		return nil, fmt.Errorf("/proc/net/unix: unexpected header %q", cut(lines[0], 80))
-	}
-	var names []string
-	for _, line := range lines[1:] {
-		// Num RefCount Protocol Flags Type St Inode [Path]. A name may
-		// hold spaces and newlines, but an abstract one prints as "@..."
-		// on the line of its socket, so that line has more fields.
-		if f := strings.Fields(line); len(f) > 7 {
-			names = append(names, cut(strings.Join(f[7:], " "), 200))
-		}
-	}
-	return names, nil
-}
-
-// proveSockets checks, after a run, that the zygote's network namespace
-// holds no named socket that it did not hold at the start.
-func (z *zygote) proveSockets() error {
-	if z.socketsErr != nil {
-		return fmt.Errorf("the zygote's unix sockets cannot be listed: %w", z.socketsErr)
-	}
-	names, err := z.namedSockets()
-	if err != nil {
-		return fmt.Errorf("the zygote's unix sockets cannot be listed: %w", err)
-	}
-	var left []string
-	for _, n := range names {
-		if !slices.Contains(z.sockets, n) {
-			left = append(left, n)
-		}
-	}
-	if len(left) > 0 {
-		return fmt.Errorf("%d named unix sockets outlived the run: %q", len(left), left)
-	}
-	return nil
 }
 
 // read delivers the zygote's messages until its socket closes or it
@@ -316,7 +165,7 @@ func (z *zygote) takeSpare(ctx, closeCtx context.Context, timeout time.Duration)
 			select {
 			case m = <-z.msgs:
 			case <-z.dead:
-				return nil, fmt.Errorf("the Python zygote died: %s", z.diagnostics())
+				return nil, errZygoteDied
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			case <-closeCtx.Done():
@@ -387,22 +236,13 @@ func (z *zygote) isDead() bool {
 	}
 }
 
-// stop asks the zygote to exit (closing its socket makes it kill every run
-// process and exit), waits briefly, then kills it; it returns once the
-// zygote is reaped.
+// stop closes the control socket, which makes the zygote kill every run
+// process and exit (the host reaps it), and returns once the reader has
+// stopped and every spare's descriptors are closed.
 func (z *zygote) stop() {
 	z.stopOnce.Do(func() {
 		z.conn.Close()
-		select {
-		case <-z.exited:
-		case <-time.After(2 * time.Second):
-			z.kill()
-			<-z.exited
-		}
 		<-z.dead
-		if z.netUnix != nil {
-			z.netUnix.Close()
-		}
 		// Spares nobody will use.
 		if z.held != nil {
 			closeFiles(z.held.files)
@@ -420,53 +260,9 @@ func (z *zygote) stop() {
 	})
 }
 
-// reapWait bounds how long diagnostics waits for a dying zygote's status.
-const reapWait = 500 * time.Millisecond
-
-// kill SIGKILLs the zygote; the kernel then kills everything in its pid
-// namespace.
-func (z *zygote) kill() {
-	if z.cmd.Process != nil {
-		_ = z.cmd.Process.Kill()
-	}
-}
-
-// diagnostics describes why the zygote is gone, for error messages. Its
-// pipe closes a moment before it is reaped: diagnostics waits a little for
-// the exit status, which names the signal that killed it.
-func (z *zygote) diagnostics() string {
-	var parts []string
-	select {
-	case <-z.exited:
-		if st := z.cmd.ProcessState; st != nil {
-			parts = append(parts, st.String())
-		}
-	case <-time.After(reapWait):
-	}
-	if s := strings.TrimSpace(z.stderr.String()); s != "" {
-		parts = append(parts, s)
-	}
-	if len(parts) == 0 {
-		return "no diagnostics"
-	}
-	return strings.Join(parts, ": ")
-}
-
-// statm returns a process's address space and resident set, in bytes.
-func statm(pid int) (vsz, rss int64) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
-	if err != nil {
-		return 0, 0
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 2 {
-		return 0, 0
-	}
-	page := int64(os.Getpagesize())
-	a, _ := strconv.ParseInt(f[0], 10, 64)
-	b, _ := strconv.ParseInt(f[1], 10, 64)
-	return a * page, b * page
-}
+// errZygoteDied is why a run cannot start when the zygote's control socket
+// is gone; the host, which reaps the zygote, says how it ended.
+var errZygoteDied = errors.New(ZygoteDied)
 
 // tail keeps the last bytes written to it: a bounded record of a
 // process's standard error.

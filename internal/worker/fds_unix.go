@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// closeInherited closes every descriptor above OutFD that the process
+// closeInherited closes every descriptor above PassFD that the process
 // inherited rather than opened. exec.Cmd passes a child only its standard
 // descriptors and ExtraFiles of the descriptors Go opened (all close-on-
 // exec), but a host process may itself have inherited descriptors without
@@ -19,7 +19,7 @@ import (
 // handed and has no use for: a guest must not find it.
 func closeInherited() {
 	for _, fd := range openFDs() {
-		if fd <= OutFD {
+		if fd <= PassFD {
 			continue
 		}
 		flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0)

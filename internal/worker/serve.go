@@ -13,6 +13,7 @@ import (
 
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jsrt"
+	"github.com/stepbox/stepbox/internal/pyrt"
 )
 
 // parentPollEvery is how often the worker checks that its parent is alive.
@@ -26,6 +27,8 @@ const exitWait = 2 * time.Second
 // reads, through a reader goroutine; the writer goroutine owns the writes.
 type server struct {
 	in, out     *os.File
+	pass        *os.File // descriptors from the host; nil if none
+	python      *pyrt.Runner // the zygote the host gave this worker; nil until then
 	newRunner   func(jsrt.Config) (Runner, error)
 	runner      Runner
 	watchParent bool
@@ -42,14 +45,11 @@ type server struct {
 	cur *activeRun // guarded by mu: the run in progress, nil when idle
 }
 
-// activeRun is the worker's state of the run in progress: a step it
-// executes, or a module session it holds for a Python run.
+// activeRun is the worker's state of the run in progress.
 type activeRun struct {
 	id      uint64
 	cancel  context.CancelCauseFunc
-	replies *replyQueue         // a step's
-	calls   chan ipc.ModuleCall // a module session's
-	ended   <-chan struct{}     // a module session's: closed when it ends
+	replies *replyQueue
 }
 
 func newServer(in, out *os.File, newRunner func(jsrt.Config) (Runner, error), watchParent bool) *server {
@@ -91,6 +91,11 @@ func (s *server) serve() (err error) {
 		return fmt.Errorf("start the runtime: %w", err)
 	}
 	defer s.runner.Close()
+	defer func() {
+		if s.python != nil {
+			s.python.Close()
+		}
+	}()
 
 	s.wg.Add(1) // Done when the writer returns, after quit or a write error.
 	go s.writeLoop()
@@ -152,18 +157,16 @@ func (s *server) shutdown() {
 	}
 }
 
-// begin makes the run (or module session) that frame f starts current,
-// with the parts newRun gives it; a frame that starts one while another is
-// in progress is the host's error.
-func (s *server) begin(f *ipc.Frame, newRun func(context.Context) *activeRun) (context.Context, *activeRun, error) {
+// begin makes the run that frame f starts current; a frame that starts one
+// while another is in progress is the host's error.
+func (s *server) begin(f *ipc.Frame) (context.Context, *activeRun, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cur != nil {
 		return nil, nil, fmt.Errorf("%s for run %d while run %d is in progress", f.Type, f.RunID, s.cur.id)
 	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	ar := newRun(ctx)
-	ar.id, ar.cancel = f.RunID, cancel
+	ar := &activeRun{id: f.RunID, cancel: cancel, replies: newReplyQueue(ctx.Done())}
 	s.cur = ar
 	return ctx, ar, nil
 }
@@ -171,9 +174,7 @@ func (s *server) begin(f *ipc.Frame, newRun func(context.Context) *activeRun) (c
 func (s *server) handle(f *ipc.Frame) error {
 	switch f.Type {
 	case ipc.FrameExecute:
-		ctx, ar, err := s.begin(f, func(ctx context.Context) *activeRun {
-			return &activeRun{replies: newReplyQueue(ctx.Done())}
-		})
+		ctx, ar, err := s.begin(f)
 		if err != nil {
 			return err
 		}
@@ -190,29 +191,9 @@ func (s *server) handle(f *ipc.Frame) error {
 		s.send(nil)
 		s.wg.Add(1) // Done when the run's terminal frame is handed to the writer.
 		go s.execute(ctx, ar, f.Execute)
-	case ipc.FrameModules:
-		ctx, ar, err := s.begin(f, func(ctx context.Context) *activeRun {
-			return &activeRun{calls: make(chan ipc.ModuleCall, jsrt.MaxModuleCalls), ended: ctx.Done()}
-		})
-		if err != nil {
+	case ipc.FrameZygote:
+		if err := s.zygote(f.Zygote); err != nil {
 			return err
-		}
-		s.wg.Add(1) // Done when the session's terminal frame is handed to the writer.
-		go s.modules(ctx, ar, f.Modules)
-	case ipc.FrameCall:
-		ar := s.current(f.RunID)
-		if ar == nil {
-			break // the session ended: the host drops the reply anyway
-		}
-		if ar.calls == nil {
-			return fmt.Errorf("a call frame for run %d, which is not a module session", f.RunID)
-		}
-		// The session's loop takes calls at once; the host keeps at most
-		// jsrt.MaxModuleCalls in flight.
-		select {
-		case ar.calls <- *f.Call:
-		case <-ar.ended:
-		case <-s.quit:
 		}
 	case ipc.FrameReply:
 		s.reply(f)
@@ -235,11 +216,56 @@ func (s *server) handle(f *ipc.Frame) error {
 	return nil
 }
 
-// reply passes a reply frame to its run. Replies for a run that ended, or
-// for a module session, are dropped; a run's queue never blocks.
+// reply passes a reply frame to its run. Replies for a run that ended are
+// dropped; a run's queue never blocks.
 func (s *server) reply(f *ipc.Frame) {
-	if ar := s.current(f.RunID); ar != nil && ar.replies != nil {
+	if ar := s.current(f.RunID); ar != nil {
 		ar.replies.push(*f.Reply)
+	}
+}
+
+// zygote takes the control socket of a Python zygote that the host
+// started for this worker, from the descriptor-passing socket, and makes
+// the runner of Python runs with it. It is the host's error to send a
+// zygote frame without the socket before it, or while a run is in
+// progress.
+func (s *server) zygote(info *ipc.Zygote) error {
+	if s.pass == nil {
+		return errors.New("a zygote frame, but this worker has no descriptor-passing socket")
+	}
+	s.mu.Lock()
+	busy := s.cur != nil
+	s.mu.Unlock()
+	if busy {
+		return errors.New("a zygote frame during a run")
+	}
+	control, err := recvFile(s.pass)
+	if err != nil {
+		return fmt.Errorf("receive the zygote's control socket: %w", err)
+	}
+	r, err := pyrt.NewRunner(control, *info, s.moduleHost())
+	if err != nil {
+		return err
+	}
+	if s.python != nil {
+		s.python.Close() // the host replaced a zygote that died
+	}
+	s.python = r
+	return nil
+}
+
+// moduleHost is where the module calls of a Python run go: this worker's
+// own JavaScript runtime, as a JavaScript run's do. None if the runner has
+// no modules (a test's).
+func (s *server) moduleHost() pyrt.ModuleHost {
+	h, ok := s.runner.(interface {
+		OpenModules(ctx context.Context, lim ipc.Limits, modules []string, deadline time.Time) *jsrt.ModuleSession
+	})
+	if !ok {
+		return nil
+	}
+	return func(ctx context.Context, lim ipc.Limits, modules []string, deadline time.Time) pyrt.ModuleSession {
+		return h.OpenModules(ctx, lim, modules, deadline)
 	}
 }
 
@@ -257,7 +283,17 @@ func (s *server) current(id uint64) *activeRun {
 func (s *server) execute(ctx context.Context, ar *activeRun, x *ipc.Execute) {
 	defer s.wg.Done()
 	em := &emitter{s: s, id: ar.id}
-	ev := s.runner.Run(ctx, jsrt.Job{Code: x.Code, Input: x.Input, Limits: x.Limits, Modules: x.Modules, Packages: x.Packages, Host: em, Replies: ar.replies.out})
+	job := jsrt.Job{Language: x.Language, Code: x.Code, Input: x.Input, Limits: x.Limits, Modules: x.Modules, Packages: x.Packages, Host: em, Replies: ar.replies.out}
+	var ev *ipc.Event
+	retire := ""
+	switch {
+	case x.Language != ipc.LanguagePython:
+		ev = s.runner.Run(ctx, job)
+	case s.python == nil:
+		ev = ipc.Failed(&ipc.Failure{Code: ipc.CodeUnavailable, Message: "this worker has no Python zygote"}, ipc.Stats{})
+	default:
+		ev, retire = s.python.Run(ctx, job)
+	}
 	if ev == nil || !ev.Terminal() {
 		ev = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeCrashed, Message: "the runtime returned no terminal event"}}
 	}
@@ -267,19 +303,16 @@ func (s *server) execute(ctx context.Context, ar *activeRun, x *ipc.Execute) {
 			Message: em.tooLarge, Stats: ev.Error.Stats}}
 	}
 	sanitize(ev)
-	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameTerminal, RunID: ar.id, Event: ev}, s.max)
+	retire = validUTF8(cutRetire(retire))
+	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameTerminal, RunID: ar.id, Event: ev, Retire: retire}, s.max)
 	if err != nil {
 		f := &ipc.Failure{Code: ipc.CodeRuntime, Message: "the result could not be sent: " + err.Error()}
 		if errors.Is(err, ipc.ErrFrameTooLarge) {
 			f = &ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: ipc.LimitFrameBytes,
 				Message: fmt.Sprintf("the result is larger than the worker bridge allows (%d bytes)", s.max)}
 		}
-		if ev.Result != nil {
-			f.Stats = ev.Result.Stats
-		} else {
-			f.Stats = ev.Error.Stats
-		}
-		b, err = ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameTerminal, RunID: ar.id, Event: &ipc.Event{Kind: ipc.KindError, Error: f}}, s.max)
+		b, err = ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameTerminal, RunID: ar.id, Retire: retire,
+			Event: ipc.Failed(f, *ev.TerminalStats())}, s.max)
 		if err != nil {
 			panic(fmt.Sprintf("worker: encode a failure: %v", err))
 		}
@@ -437,4 +470,17 @@ func validUTF8(s string) string {
 		return v
 	}
 	return strings.ToValidUTF8(s, "?")
+}
+
+// cutRetire bounds a retire reason to what a frame carries.
+func cutRetire(s string) string {
+	const max = 1000
+	if len(s) <= max {
+		return s
+	}
+	n := max
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
 }

@@ -22,7 +22,10 @@
 // # Descriptors
 //
 // The worker reads frames from descriptor 3 and writes frames to descriptor
-// 4 (pool puts its pipes there with exec.Cmd.ExtraFiles). Standard input and
+// 4 (pool puts its pipes there with exec.Cmd.ExtraFiles). Descriptor 5 is a
+// unix socket on which the host passes descriptors: the control socket of a
+// Python zygote it started for this worker, before the zygote frame that
+// announces it. Standard input and
 // output are not used: a stray print from a library cannot corrupt the
 // protocol. Standard error stays open for the Go runtime's panic and fatal
 // error reports; the host logs what it reads there. Any other descriptor the
@@ -62,8 +65,9 @@ var SwitchValue = fmt.Sprint(ipc.ProtocolVersion)
 
 // The descriptors the worker speaks the protocol on.
 const (
-	InFD  = 3 // frames from the host
-	OutFD = 4 // frames to the host
+	InFD   = 3 // frames from the host
+	OutFD  = 4 // frames to the host
+	PassFD = 5 // descriptors from the host (a unix SOCK_SEQPACKET socket)
 )
 
 // Runner runs one job and returns its one terminal event, with the
@@ -92,9 +96,11 @@ type Config struct {
 	// way to reach it.
 	NewRunner func(jsrt.Config) (Runner, error)
 
-	// In and Out replace descriptors 3 and 4 (for tests that run a worker
-	// in-process over os.Pipe pairs). Nil means the descriptors.
-	In, Out *os.File
+	// In, Out and Pass replace descriptors 3, 4 and 5 (for tests that run
+	// a worker in-process over os.Pipe pairs and a socketpair). Nil In and
+	// Out mean the descriptors; a nil Pass then means descriptor 5, and
+	// otherwise none: such a worker cannot be given a Python zygote.
+	In, Out, Pass *os.File
 
 	// WatchParent makes the worker exit when its parent process changes.
 	// Main sets it when it uses the real descriptors; in-process tests
@@ -134,7 +140,7 @@ var errHostGone = errors.New("worker: the host is gone")
 func serve(cfg Config) error {
 	// The worker owns its descriptors: the host sees end of file however
 	// it ends.
-	for _, f := range []*os.File{cfg.In, cfg.Out} {
+	for _, f := range []*os.File{cfg.In, cfg.Out, cfg.Pass} {
 		if f != nil {
 			defer f.Close()
 		}
@@ -154,9 +160,10 @@ func serve(cfg Config) error {
 	// would try to become a worker itself. Not before Enter: a jail that
 	// re-executes the process needs the switch to come back here.
 	_ = os.Unsetenv(EnvSwitch)
-	in, out := cfg.In, cfg.Out
+	in, out, pass := cfg.In, cfg.Out, cfg.Pass
 	if in == nil && out == nil {
 		closeInherited()
+		pass = passFile()
 	}
 	if in == nil {
 		in = os.NewFile(InFD, "stepbox-in")
@@ -164,6 +171,7 @@ func serve(cfg Config) error {
 	if out == nil {
 		out = os.NewFile(OutFD, "stepbox-out")
 	}
+
 	for _, f := range []*os.File{in, out} {
 		if _, err := f.Stat(); err != nil {
 			return fmt.Errorf("descriptor %s is not open (start workers with package pool): %w", f.Name(), err)
@@ -174,5 +182,6 @@ func serve(cfg Config) error {
 		newRunner = func(c jsrt.Config) (Runner, error) { return jsrt.New(c) }
 	}
 	s := newServer(in, out, newRunner, cfg.WatchParent)
+	s.pass = pass
 	return s.serve()
 }
