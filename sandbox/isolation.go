@@ -81,7 +81,9 @@ func newPool(r *resolved, python func() (*pyrt.Launcher, error)) (*pool.Pool, er
 			ReadOnlyBinds: jail.SystemLibraryBinds(),
 			MemoryBytes:   int64(2*maxPlanMemory(r)+1024) << 20,
 		}
-		pc.Prepare = func(cmd *exec.Cmd) (pool.Handle, error) {
+		pc.Prepare = func(cmd *exec.Cmd, id pool.HostID) (pool.Handle, error) {
+			jc := jc
+			jc.HostUID, jc.HostGID = id.UID, id.GID
 			h, err := jail.Prepare(cmd, jc)
 			if err != nil {
 				return nil, err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"syscall"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/jail"
 	"github.com/stepbox/stepbox/internal/jsrt"
 	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/internal/worker"
@@ -31,7 +33,22 @@ func TestMain(m *testing.M) {
 		if os.Getenv(envFault) == "exit-at-start" {
 			os.Exit(3)
 		}
-		os.Exit(worker.Main(worker.Config{NewRunner: newFaultRunner}))
+		os.Exit(worker.Main(worker.Config{NewRunner: newFaultRunner, Enter: func() error {
+			// A test that jails its workers (groups_test.go: jailed).
+			cfg, ok, err := jail.ChildConfigFromEnv()
+			if !ok || err != nil {
+				return err
+			}
+			return jail.Enter(cfg)
+		}}))
+	}
+	if cfg, ok, err := jail.ChildConfigFromEnv(); ok {
+		// The jail's capability probe (a test with jailed workers).
+		if err == nil {
+			err = jail.Enter(cfg) // a probe child ends inside Enter
+		}
+		fmt.Fprintf(os.Stderr, "jail child: %v\n", err)
+		os.Exit(3)
 	}
 	testenv.Main(m)
 }

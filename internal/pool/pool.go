@@ -102,11 +102,43 @@ type Config struct {
 
 	// Prepare, if set, confines a worker before it starts (see
 	// internal/jail): it may set cmd.SysProcAttr, add to cmd.Env and append
-	// to cmd.ExtraFiles. The pool calls the Handle's Started with the pid
+	// to cmd.ExtraFiles. id is the host identity the worker's processes
+	// get (see HostIDs). The pool calls the Handle's Started with the pid
 	// after cmd.Start and Cleanup after the worker has been reaped. An
 	// error counts as a failed start. On error it must return a nil
 	// Handle.
-	Prepare func(cmd *exec.Cmd) (Handle, error)
+	Prepare func(cmd *exec.Cmd, id HostID) (Handle, error)
+
+	// Standby is how many started workers beyond Size the pool keeps,
+	// so that a run whose group has no idle worker rarely waits for a
+	// process start: a worker is bound to no group until its first run
+	// (RunGroup), and serves that group's runs only until it is retired;
+	// when a worker is bound, the pool retires the least recently used
+	// idle worker of another group, if that keeps Standby unbound ones.
+	// Zero means none; negative is an error.
+	Standby int
+
+	// MaxRuns retires a worker after this many runs (1: a fresh process
+	// for every run). Zero means never.
+	MaxRuns int
+
+	// MaxAge retires a worker once it is this old, when it is idle or
+	// at the end of its run. Zero means never.
+	MaxAge time.Duration
+
+	// RetireAfterLimit retires a worker after a run that crossed its
+	// memory or a time limit, crashed, or was killed, so that whatever
+	// such a run did to the process cannot accumulate.
+	RetireAfterLimit bool
+
+	// HostIDs, when Count is positive, gives each worker slot (Size +
+	// Standby of them) a host uid and gid of its own, First + the slot's
+	// index, for the worker and its zygote (used when the host is root;
+	// see jail.Config.HostUID): workers cannot signal or trace each other
+	// even past a pid-namespace escape. A slot reuses its id only once
+	// every process of its previous worker is reaped. Count must cover
+	// every slot. Zero means every worker gets the jail's default.
+	HostIDs IDRange
 
 	// Logger receives worker starts, deaths, kills and their standard
 	// error. Nil means none.
@@ -114,17 +146,24 @@ type Config struct {
 
 	// Python, if set, returns the launcher of the Python zygotes of the
 	// workers that run Python steps: a worker gets its own zygote, in a
-	// jail of its own, at its first Python run, and keeps it until it is
-	// retired. It is called at each such start, so it should cache its
+	// jail of its own under the worker's host identity, at its first
+	// Python run, and keeps it until it is retired. It is called at each such start, so it should cache its
 	// answer (sync.OnceValues); an error makes those runs UNAVAILABLE
 	// with its text. Nil means the pool runs no Python.
 	Python func() (*pyrt.Launcher, error)
 
-	// ZygoteUID and ZygoteGID are the host ids of the zygotes' processes
-	// when the host is root (jail.Config.HostUID). Zero means the jail's
-	// default.
-	ZygoteUID, ZygoteGID int
 }
+
+// IDRange is a range of host uids (and the same gids): First, First+1, ...,
+// First+Count-1.
+type IDRange struct {
+	First int `json:"first,omitempty"`
+	Count int `json:"count,omitempty"`
+}
+
+// HostID is the host identity of one worker's processes; zero fields mean
+// the jail's default.
+type HostID struct{ UID, GID int }
 
 // Handle is a prepared worker's confinement; *jail.Handle is one.
 type Handle interface {
@@ -159,6 +198,11 @@ func (c Config) withDefaults() (Config, error) {
 	neg("StartTimeout", int64(c.StartTimeout))
 	neg("StopTimeout", int64(c.StopTimeout))
 	neg("MaxFrameBytes", int64(c.MaxFrameBytes))
+	neg("Standby", int64(c.Standby))
+	neg("MaxRuns", int64(c.MaxRuns))
+	neg("MaxAge", int64(c.MaxAge))
+	neg("HostIDs.First", int64(c.HostIDs.First))
+	neg("HostIDs.Count", int64(c.HostIDs.Count))
 	if c.MaxFrameBytes > math.MaxUint32 {
 		errs = append(errs, fmt.Errorf("pool: MaxFrameBytes=%d does not fit the 4-byte length prefix", c.MaxFrameBytes))
 	} else if c.MaxFrameBytes > 0 && c.MaxFrameBytes < 64<<10 {
@@ -169,6 +213,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Size == 0 {
 		c.Size = runtime.NumCPU()
+	}
+	if n := c.HostIDs.Count; n > 0 && n < c.Size+c.Standby {
+		return c, fmt.Errorf("pool: HostIDs.Count=%d does not cover the %d worker slots (Size %d + Standby %d)", n, c.Size+c.Standby, c.Size, c.Standby)
+	}
+	if c.HostIDs.Count > 0 && c.HostIDs.First+c.HostIDs.Count > 1<<32-2 {
+		return c, fmt.Errorf("pool: HostIDs %d+%d goes past the largest uid", c.HostIDs.First, c.HostIDs.Count)
 	}
 	if c.Grace == 0 {
 		c.Grace = DefaultGrace
@@ -259,7 +309,7 @@ func New(cfg Config) (*Pool, error) {
 	}
 	p.spawnWG.Add(1) // Done when the spawner returns, at the end of Close.
 	go p.spawner()
-	for i := range c.Size {
+	for i := range c.Size + c.Standby {
 		s := &slot{index: i}
 		p.slots = append(p.slots, s)
 		p.wg.Add(1) // Done when the supervisor returns, after stop.
@@ -338,9 +388,12 @@ func (p *Pool) Close(ctx context.Context) error {
 
 // Health is a snapshot of the pool's workers.
 type Health struct {
-	Size int // configured workers
+	Size    int // configured workers: runs at once
+	Standby int // configured workers beyond Size, bound to no group until used
 	Up   int // started and alive
 	Busy int // running a step
+	// Unbound counts the started workers bound to no group yet.
+	Unbound int
 	// Zygotes counts the workers' Python zygotes that are up.
 	Zygotes int
 	// Restarts counts the starts after each slot's first: replacements of
@@ -361,8 +414,12 @@ type Health struct {
 
 // WorkerHealth describes one worker process.
 type WorkerHealth struct {
-	PID     int // the host's view of the worker's pid
-	Busy    bool
+	PID  int // the host's view of the worker's pid
+	Busy bool
+	// Bound is set once the worker has served a run; Group is the group
+	// it serves from then on.
+	Bound bool
+	Group string
 	Runs    int // runs completed with a terminal frame
 	Started time.Time
 	// Zygote is the worker's Python zygote, nil until its first Python
@@ -381,7 +438,7 @@ type ProcessHealth struct {
 func (p *Pool) Health() Health {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	h := Health{Size: len(p.slots), Restarts: p.restarts, LastErrorAt: p.lastAt, Retired: p.retired, LastRetired: p.lastRetired}
+	h := Health{Size: p.cfg.Size, Standby: p.cfg.Standby, Restarts: p.restarts, LastErrorAt: p.lastAt, Retired: p.retired, LastRetired: p.lastRetired}
 	if p.lastErr != nil {
 		h.LastError = p.lastErr.Error()
 	}
@@ -394,11 +451,14 @@ func (p *Pool) Health() Health {
 			continue
 		}
 		h.Up++
-		busy := !slices.Contains(p.idle, w)
+		busy := w.busy.Load()
 		if busy {
 			h.Busy++
 		}
-		wh := WorkerHealth{PID: w.pid, Busy: busy, Runs: int(w.runs.Load()), Started: w.started}
+		if !w.bound {
+			h.Unbound++
+		}
+		wh := WorkerHealth{PID: w.pid, Busy: busy, Runs: int(w.runs.Load()), Started: w.started, Bound: w.bound, Group: w.group}
 		if z := w.currentZygote(); z != nil {
 			wh.Zygote = &ProcessHealth{PID: z.pid, Up: z.usable(), Started: z.started}
 			if wh.Zygote.Up {
@@ -499,13 +559,24 @@ func (p *Pool) removeIdleLocked(w *proc) {
 
 // watch supervises a started worker until it exits (false) or the pool
 // stops (true, after stopping the worker).
+//
+// Either way it returns only once the worker's zygote, if any, is reaped
+// too: the slot's next worker has the same host identity, which no process
+// of this one may still hold.
 func (p *Pool) watch(w *proc) (stopped bool) {
+	defer func() {
+		if z := w.currentZygote(); z != nil {
+			z.kill("")
+			<-z.exited
+		}
+	}()
 	var tick <-chan time.Time
-	if p.cfg.PingInterval > 0 {
-		t := time.NewTicker(p.cfg.PingInterval)
+	if every := p.tickEvery(); every > 0 {
+		t := time.NewTicker(every)
 		defer t.Stop()
 		tick = t.C
 	}
+	lastPing := time.Now()
 	for {
 		select {
 		case <-w.exited:
@@ -516,36 +587,61 @@ func (p *Pool) watch(w *proc) (stopped bool) {
 			return true
 		case <-tick:
 			p.mu.Lock()
-			idle := slices.Contains(p.idle, w)
+			i := slices.Index(p.idle, w)
+			old := i >= 0 && p.cfg.MaxAge > 0 && time.Since(w.started) >= p.cfg.MaxAge
+			if old {
+				p.idle = slices.Delete(p.idle, i, i+1)
+				p.retiredLocked(w, fmt.Sprintf("it is older than %v", p.cfg.MaxAge))
+			}
 			p.mu.Unlock()
-			if idle {
+			switch {
+			case old:
+				w.kill("")
+			case i >= 0 && p.cfg.PingInterval > 0 && time.Since(lastPing) >= p.cfg.PingInterval-p.cfg.PingInterval/8:
+				lastPing = time.Now()
 				w.ping(p.cfg.Grace)
 			}
 		}
 	}
 }
 
-// acquire takes an idle worker, waiting for one until ctx ends. It fails at
-// once when every slot is failing to start workers.
-func (p *Pool) acquire(ctx context.Context) (*proc, *ipc.Failure) {
+// tickEvery is how often a worker's supervisor looks at it while it is
+// idle: to ping it, and to retire it at MaxAge.
+func (p *Pool) tickEvery() time.Duration {
+	every := p.cfg.PingInterval
+	if a := p.cfg.MaxAge; a > 0 && (every <= 0 || a/4 < every) {
+		every = max(a/4, 10*time.Millisecond)
+	}
+	return every
+}
+
+// acquire takes an idle worker for a run of group, waiting for one until
+// ctx ends: an idle worker bound to group, else an unbound one, which it
+// binds. When there is neither and no worker is starting, it retires the
+// least recently used idle worker of another group, whose slot then starts
+// an unbound one. It fails at once when every slot is failing to start
+// workers.
+func (p *Pool) acquire(ctx context.Context, group string) (*proc, *ipc.Failure) {
 	for {
 		p.mu.Lock()
-		for len(p.idle) > 0 {
-			w := p.idle[0]
-			p.idle = p.idle[1:]
-			if w.usable() {
-				p.mu.Unlock()
-				return w, nil
-			}
+		if w := p.takeLocked(group); w != nil {
+			p.mu.Unlock()
+			return w, nil
 		}
 		changed := p.changed
-		failing := true
+		failing, starting := true, false
 		for _, s := range p.slots {
 			if s.w != nil || s.failures < failingAfter {
 				failing = false
 			}
+			if s.w == nil {
+				starting = true
+			}
 		}
 		lastErr := p.lastErr
+		if !starting {
+			p.evictLocked(group, "another group needs a worker")
+		}
 		p.mu.Unlock()
 		if failing {
 			return nil, &ipc.Failure{Code: ipc.CodeUnavailable, Message: fmt.Sprintf("no worker process could be started: %v", lastErr)}
@@ -560,24 +656,113 @@ func (p *Pool) acquire(ctx context.Context) (*proc, *ipc.Failure) {
 	}
 }
 
+// takeLocked takes an idle, usable worker for group (bound to it, else
+// unbound, binding it), or returns nil. Binding one that leaves fewer than
+// Standby unbound retires the least recently used idle worker of another
+// group, so that its slot starts an unbound one.
+//
+// Preconditions: p.mu is held.
+func (p *Pool) takeLocked(group string) *proc {
+	pick := -1
+	for i := len(p.idle) - 1; i >= 0; i-- { // the most recently used first
+		if w := p.idle[i]; w.bound && w.group == group && w.usable() {
+			pick = i
+			break
+		}
+	}
+	if pick < 0 {
+		for i, w := range p.idle {
+			if !w.bound && w.usable() {
+				pick = i
+				break
+			}
+		}
+	}
+	if pick < 0 {
+		return nil
+	}
+	w := p.idle[pick]
+	p.idle = slices.Delete(p.idle, pick, pick+1)
+	if !w.bound {
+		w.bound, w.group = true, group
+		unbound := 0
+		for _, u := range p.idle {
+			if !u.bound {
+				unbound++
+			}
+		}
+		if unbound < p.cfg.Standby {
+			p.evictLocked(group, "the pool keeps a standby worker")
+		}
+	}
+	return w
+}
+
+// evictLocked retires the least recently used idle worker of a group other
+// than group, if there is one: its slot starts an unbound worker.
+//
+// Preconditions: p.mu is held.
+func (p *Pool) evictLocked(group, why string) {
+	for i, w := range p.idle { // the least recently used first
+		if w.bound && w.group != group && w.usable() {
+			p.idle = slices.Delete(p.idle, i, i+1)
+			p.retiredLocked(w, why)
+			w.kill("")
+			return
+		}
+	}
+}
+
+// retiredLocked counts the retirement of w.
+//
+// Preconditions: p.mu is held.
+func (p *Pool) retiredLocked(w *proc, why string) {
+	p.retired++
+	p.lastRetired = why
+	p.log.Debug("worker retired", logSlot, w.slot, logPID, w.pid, logReason, why)
+}
+
 // release returns w to the idle list after a run that ended with its
-// terminal frame; any other worker is killed, and its slot replaces it.
-func (p *Pool) release(w *proc) {
+// terminal frame, unless it is to be retired (its run's outcome, its runs,
+// its age, or a reason given during the run); any other worker is killed,
+// and its slot replaces it. ev is the run's terminal event, or nil.
+func (p *Pool) release(w *proc, ev *ipc.Event) {
+	if why := p.retirement(w, ev); why != "" {
+		w.retire(why)
+	}
 	if !w.reusable() {
 		if r := w.retiredWhy(); r != "" && w.usable() {
-			p.log.Info("worker retired", logSlot, w.slot, logPID, w.pid, logReason, r)
 			p.mu.Lock()
-			p.retired++
-			p.lastRetired = r
+			p.retiredLocked(w, r)
 			p.mu.Unlock()
 		}
 		w.kill("")
 		return
 	}
 	p.mu.Lock()
+	w.lastUsed = time.Now()
 	p.idle = append(p.idle, w)
 	p.notifyLocked()
 	p.mu.Unlock()
+}
+
+// retirement says why w must serve no other run after the run that ended
+// with ev (nil: none did), or "".
+func (p *Pool) retirement(w *proc, ev *ipc.Event) string {
+	c := p.cfg
+	switch {
+	case c.MaxRuns > 0 && w.runs.Load() >= int64(c.MaxRuns):
+		return fmt.Sprintf("it served its %d runs", c.MaxRuns)
+	case c.MaxAge > 0 && time.Since(w.started) >= c.MaxAge:
+		return fmt.Sprintf("it is older than %v", c.MaxAge)
+	case c.RetireAfterLimit && ev != nil && ev.Error != nil:
+		switch f := ev.Error; {
+		case f.Code == ipc.CodeOOM, f.Code == ipc.CodeTimeout, f.Code == ipc.CodeCrashed,
+			f.Code == ipc.CodeLimitExceeded && f.Limit == ipc.LimitTime:
+			return "its run ended " + string(f.Code)
+		}
+	}
+	return ""
 }
 
 // enter admits a run unless the pool is closed.

@@ -276,6 +276,15 @@ type proc struct {
 	readerDone chan struct{}   // closed when the reader stops (or never started)
 	diedBusy   bool            // set before exited is closed
 
+	id HostID // the host identity of the worker's processes
+
+	// bound is set when the worker takes its first run; group is the
+	// group it serves from then on; lastUsed is when it last went idle.
+	// Guarded by Pool.mu.
+	bound    bool
+	group    string
+	lastUsed time.Time
+
 	// zygote is the worker's Python zygote, started by its first Python
 	// run. Set and read by the run that holds the worker; the reaper
 	// reads it too, hence zmu.
@@ -290,6 +299,15 @@ type proc struct {
 	pingAt   time.Time // owned by the slot's supervisor
 	pingRuns int64     // owned by the slot's supervisor
 	pong     atomic.Uint64
+}
+
+// hostID is the host identity of slot's workers (Config.HostIDs).
+func (p *Pool) hostID(slot int) HostID {
+	if p.cfg.HostIDs.Count == 0 {
+		return HostID{}
+	}
+	id := p.cfg.HostIDs.First + slot
+	return HostID{UID: id, GID: id}
 }
 
 // startWorker starts one worker and completes its handshake.
@@ -336,13 +354,17 @@ func (p *Pool) startWorker(slot int) (_ *proc, err error) {
 	cmd.Env = append(env, worker.EnvSwitch+"="+worker.SwitchValue)
 	cmd.ExtraFiles = childEnds // descriptors 3, 4 and 5: worker.InFD, worker.OutFD, worker.PassFD
 	w := &proc{
-		slot: slot, in: in, out: out, pass: pass,
+		slot: slot, id: p.hostID(slot), in: in, out: out, pass: pass,
 		w:          ipc.NewFrameWriter(in, p.cfg.MaxFrameBytes),
 		r:          ipc.NewFrameReader(out, p.cfg.MaxFrameBytes),
 		frames:     make(chan *ipc.Frame),
 		readerDone: make(chan struct{}),
 	}
-	pr, err := p.startProcess("worker", cmd, p.cfg.Prepare, w.reaped)
+	var prepare func(*exec.Cmd) (Handle, error)
+	if p.cfg.Prepare != nil {
+		prepare = func(cmd *exec.Cmd) (Handle, error) { return p.cfg.Prepare(cmd, w.id) }
+	}
+	pr, err := p.startProcess("worker", cmd, prepare, w.reaped)
 	for _, f := range childEnds {
 		f.Close()
 	}

@@ -109,7 +109,7 @@ func (j *fakeJail) Cleanup() error {
 func TestPrepare(t *testing.T) {
 	t.Run("hooks", func(t *testing.T) {
 		j := &fakeJail{}
-		p, err := pool.New(pool.Config{Size: 2, StartTimeout: startTimeout(), Command: testCommand(), Prepare: func(cmd *exec.Cmd) (pool.Handle, error) {
+		p, err := pool.New(pool.Config{Size: 2, StartTimeout: startTimeout(), Command: testCommand(), Prepare: func(cmd *exec.Cmd, _ pool.HostID) (pool.Handle, error) {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 			return j, nil
 		}})
@@ -140,7 +140,7 @@ func TestPrepare(t *testing.T) {
 		}
 	})
 	t.Run("refused", func(t *testing.T) {
-		p, err := pool.New(pool.Config{Size: 1, Command: testCommand(), Prepare: func(cmd *exec.Cmd) (pool.Handle, error) {
+		p, err := pool.New(pool.Config{Size: 1, Command: testCommand(), Prepare: func(cmd *exec.Cmd, _ pool.HostID) (pool.Handle, error) {
 			return nil, errors.New("namespaces are not available")
 		}})
 		if err != nil {

@@ -33,6 +33,13 @@ const errPoolClosing = "the pool is closing"
 // Run waits for a free worker if all are busy, until ctx ends. It returns
 // UNAVAILABLE at once if the pool is closed or no worker can be started.
 func (p *Pool) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
+	return p.RunGroup(ctx, "", job)
+}
+
+// RunGroup is Run for a run of group: it runs on a worker that serves that
+// group's runs only (see Config.Standby), never on one that has served
+// another group's.
+func (p *Pool) RunGroup(ctx context.Context, group string, job jsrt.Job) *ipc.Event {
 	start := time.Now()
 	lim := job.Limits
 	python := job.Language == ipc.LanguagePython
@@ -57,25 +64,25 @@ func (p *Pool) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
 		return ipc.Failed(f, since(start))
 	}
 	for attempt := 0; ; attempt++ {
-		w, f := p.acquire(ctx)
+		w, f := p.acquire(ctx, group)
 		if f != nil {
 			return ipc.Failed(f, since(start))
 		}
 		if ctx.Err() != nil {
-			p.release(w)
+			p.release(w, nil)
 			return ipc.Failed(ipc.Aborted(ctx), since(start))
 		}
 		if python {
 			ok, f := p.ensureZygote(w)
 			if f != nil {
-				p.release(w)
+				p.release(w, nil)
 				return ipc.Failed(f, since(start))
 			}
 			if !ok {
 				// Its zygote died while it was idle: the worker is
 				// retired, and the run goes to another.
 				w.kill("")
-				p.release(w)
+				p.release(w, nil)
 				if attempt == maxUnsentRetries {
 					return ipc.Failed(&ipc.Failure{Code: ipc.CodeCrashed, Message: "the Python zygotes of the workers died"}, since(start))
 				}
@@ -90,7 +97,7 @@ func (p *Pool) Run(ctx context.Context, job jsrt.Job) *ipc.Event {
 		if python {
 			p.afterPython(w, ev)
 		}
-		p.release(w)
+		p.release(w, ev)
 		// A worker that died while idle (killed from outside, say) can be
 		// handed a run before the host has seen it go. It then never
 		// acknowledged the run with its started frame: the step did not

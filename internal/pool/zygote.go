@@ -74,7 +74,7 @@ func (p *Pool) startZygote(w *proc, l *pyrt.Launcher) (*zygote, error) {
 	defer control.Close()
 	child := cmd.ExtraFiles[0]
 	prepare := func(cmd *exec.Cmd) (Handle, error) {
-		h, err := jail.Prepare(cmd, l.Jail(p.cfg.ZygoteUID, p.cfg.ZygoteGID))
+		h, err := jail.Prepare(cmd, l.Jail(w.id.UID, w.id.GID))
 		if err != nil {
 			return nil, err
 		}

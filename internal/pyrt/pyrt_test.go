@@ -162,7 +162,7 @@ func poolFor(t testing.TB, l *pyrt.Launcher) *runtime {
 		StartTimeout: testenv.ScaleDuration(pool.DefaultStartTimeout),
 		Grace:        testenv.ScaleDuration(pool.DefaultGrace),
 		Python:       func() (*pyrt.Launcher, error) { return l, nil },
-		Prepare: func(cmd *exec.Cmd) (pool.Handle, error) {
+		Prepare: func(cmd *exec.Cmd, _ pool.HostID) (pool.Handle, error) {
 			h, err := jail.Prepare(cmd, jc)
 			if err != nil {
 				return nil, err
