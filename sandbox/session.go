@@ -193,9 +193,9 @@ func (s *Session) run(w *waiter) {
 			if term, err = s.e.py.run(s.ctx, *s.job, s.e.js); err != nil {
 				s.cause = err
 			}
-			s.e.sched.release()
+			s.e.sched.release(w)
 		} else {
-			term = s.runJS()
+			term = s.runJS(w)
 		}
 	}
 	close(s.finished)
@@ -279,15 +279,15 @@ var errAbandoned = errors.New("the run was abandoned")
 // interrupt. The run is then abandoned: it ends LIMIT_EXCEEDED (limit
 // "time") for its caller, and its goroutine keeps the slot until the
 // engine's call returns, if ever.
-func (s *Session) runJS() *ipc.Event {
+func (s *Session) runJS(w *waiter) *ipc.Event {
 	if s.e.cfg.Isolation != IsolationInProcess {
-		defer s.e.sched.release()
+		defer s.e.sched.release(w)
 		return s.e.js.Run(s.ctx, *s.job)
 	}
 	done := make(chan *ipc.Event, 1)
 	go func() {
 		done <- s.e.js.Run(s.ctx, *s.job)
-		s.e.sched.release()
+		s.e.sched.release(w)
 	}()
 	t := time.NewTimer(time.Duration(s.job.Limits.WallMs)*time.Millisecond + s.e.cfg.Grace)
 	defer t.Stop()
