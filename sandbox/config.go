@@ -57,6 +57,18 @@ type Config struct {
 	// EventBuffer is how many events of a run may wait for the caller to
 	// read them before the run blocks. Zero means 64.
 	EventBuffer int `json:"eventBuffer,omitempty"`
+	// StallTimeout is how long a run may be blocked on its caller: when it
+	// has an event to deliver, EventBuffer events already wait unread, and
+	// the caller takes none for StallTimeout, the run ends ABORTED
+	// (wrapping ErrStalled) whatever its limits, and its slot is free. The
+	// clock runs only while the run waits for room in the full buffer and
+	// starts again at every event the caller takes, so a slow reader is
+	// never stalled as long as it takes an event every StallTimeout.
+	// Answering data requests does not count: a step waiting for an
+	// answer ends at its wall-clock limit. Zero means DefaultStallTimeout;
+	// negative means no stall limit (a run blocked on its caller ends at
+	// its wall-clock limit with TIMEOUT). Not settable per request.
+	StallTimeout time.Duration `json:"stallTimeout,omitempty"`
 	// Caps clamp every plan, field by field. Zero fields mean DefaultCaps.
 	Caps Limits `json:"caps,omitempty"`
 	// Plans is the plan catalogue: named limit sets. A request names one
@@ -96,6 +108,11 @@ const (
 	defaultPlanName    = "default"
 	defaultEventBuffer = 64
 )
+
+// DefaultStallTimeout is how long a run may be blocked on a caller that
+// does not read its events, when Config.StallTimeout is zero: half of
+// DefaultLimits' wall-clock limit.
+const DefaultStallTimeout = 5 * time.Second
 
 // DefaultTenantSlots returns the share of a pool of poolSize slots that
 // one tenant may hold when Config.TenantSlots is zero: half the slots,
@@ -144,6 +161,9 @@ func (c Config) resolve() (*resolved, error) {
 		r.share = DefaultTenantSlots(r.PoolSize)
 	default:
 		r.share, r.shareFromStart = r.PoolSize, true
+	}
+	if r.StallTimeout == 0 {
+		r.StallTimeout = DefaultStallTimeout
 	}
 	if r.EventBuffer < 0 {
 		errs = append(errs, fmt.Errorf("eventBuffer=%d is negative", r.EventBuffer))

@@ -101,7 +101,8 @@ func expectLoad(t *testing.T, e *sandbox.Engine, running, queued int) {
 // trivial runs keep completing on the rest while those runs stay blocked,
 // and the tenant's runs over its share wait in the queue.
 func TestTenantShare(t *testing.T) {
-	cfg := sandbox.Config{PoolSize: 2, EventBuffer: 4}
+	// No stall limit: the hogs stay blocked until the test aborts them.
+	cfg := sandbox.Config{PoolSize: 2, EventBuffer: 4, StallTimeout: -1}
 
 	// hogsThenOthers saturates a's share with hogs, one running and one
 	// waiting, and checks that b's runs complete meanwhile.
