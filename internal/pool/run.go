@@ -187,6 +187,9 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 					emitting = false
 					switch {
 					case ctx.Err() != nil:
+						// Aborted, closed, or stalled: the caller's
+						// session ends ctx when the caller has taken no
+						// event for its stall limit.
 						abortedEmitting = true
 						ctxAbort()
 					case !time.Now().Before(wallEnd):
