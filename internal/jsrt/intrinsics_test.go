@@ -580,7 +580,7 @@ try { InternalError.prototype.toString = $record("InternalError.prototype.toStri
 		code2      ipc.Code
 	}{
 		{"a throw in a timer", `setTimeout(() => { throw new RangeError("late") }, 0); await new Promise(() => {})`, testLimits, ipc.CodeRuntime},
-		{"a wall timeout", `while (true) {}`, ipc.Limits{}, ipc.CodeTimeout},
+		{"a wall timeout", `$own = false; while (true) {}`, ipc.Limits{}, ipc.CodeTimeout},
 		{"a job that throws", `const r = new FinalizationRegistry(() => { $calls.push("cleanup"); throw new Error("in cleanup") });
 (function () { const o = {}; o.o = o; r.register(o, 1) })();
 for (let i = 0; i < 300000; i++) { const a = {}; a.a = a }
@@ -593,17 +593,7 @@ await null; await null; return $calls.length`, testLimits, ""},
 				lim = testLimits
 				lim.CPUMs, lim.WallMs = 200, 300
 			}
-			m, err := newMachine()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.close()
-			h := &recorder{replies: make(chan ipc.Reply, 1)}
-			rt := newRT(t)
-			rn := newRun(context.Background(), m, Job{Code: traps + tc.code, Limits: lim, Host: h, Replies: h.replies}, time.Now())
-			rn.rt = rt
-			ev := rn.execute(traps+tc.code, nil, "null")
-			rn.finish()
+			ev, after := runThenEval(t, traps+tc.code, lim, `$calls.join(", ")`)
 			if tc.code2 == "" {
 				if ev.Result == nil {
 					t.Fatalf("%+v", ev.Error)
@@ -611,18 +601,77 @@ await null; await null; return $calls.length`, testLimits, ""},
 			} else if ev.Error == nil || ev.Error.Code != tc.code2 {
 				t.Fatalf("got %+v %+v, want %s", ev.Result, ev.Error, tc.code2)
 			}
-			_ = m.vm.SetEvalTimeout(0)
-			calls, err := m.vm.Eval(`$calls.join(", ")`, quickjs.EvalGlobal)
-			if err != nil {
-				t.Fatal(err)
-			}
 			want := ""
 			if tc.code2 == "" {
 				want = "cleanup"
 			}
-			if calls != want {
-				t.Errorf("the step's replacements ran: %q; want %q", calls, want)
+			if after != want {
+				t.Errorf("the step's replacements ran: %q; want %q", after, want)
 			}
+		})
+	}
+}
+
+// runThenEval runs code on a VM of its own and, after the run, evaluates
+// expr (a string) in the same VM: what a step recorded after it could
+// report anything.
+func runThenEval(t *testing.T, code string, lim ipc.Limits, expr string) (*ipc.Event, string) {
+	t.Helper()
+	m, err := newMachine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.close()
+	h := &recorder{replies: make(chan ipc.Reply, 10)}
+	rn := newRun(context.Background(), m, Job{Code: code, Limits: lim, Host: h, Replies: h.replies}, time.Now())
+	rn.rt = newRT(t)
+	ev := rn.execute(code, nil, "null")
+	rn.finish()
+	_ = m.vm.SetEvalTimeout(0)
+	v, err := m.vm.Eval(expr, quickjs.EvalGlobal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ok := v.(string)
+	if !ok {
+		t.Fatalf("%s is %T %v", expr, v, v)
+	}
+	return ev, s
+}
+
+// TestBridgeFailuresIgnoreReplacedBuiltins ends runs in every way the
+// bridge reports a failure, with every built-in replaced by a recording
+// wrapper, and reads the records from the VM afterwards.
+func TestBridgeFailuresIgnoreReplacedBuiltins(t *testing.T) {
+	cases := []struct {
+		name, code string
+		code2      ipc.Code
+		msg        string
+	}{
+		{"a thrown Error", `const e = new TypeError("mine"); $own = false; throw e`, ipc.CodeRuntime, "TypeError: mine"},
+		{"a thrown object", `const o = { a: [1, { b: 2 }], c: new Map([[1, 2]]) }; $own = false; throw o`, ipc.CodeRuntime, "Uncaught { a: [ 1, { b: 2 } ], c: Map(1) [ [ 1, 2 ] ] }"},
+		{"a thrown Error, later", `const p = $mine(new $Promise(r => { $own = false; setTimeout(r, 1); $own = true })); $own = false; await p; $own = true; const e = new RangeError("late"); $own = false; throw e`, ipc.CodeRuntime, "RangeError: late"},
+		{"a throw in a timer", `const e = new Error("in timer"), p = $mine(new $Promise(() => {})); $own = false; setTimeout(() => { throw e }, 1); await p`, ipc.CodeRuntime, "Error: in timer"},
+		{"a result that is not JSON", `$own = false; return 1n`, ipc.CodeRuntime, "TypeError: the result is not JSON-serializable"},
+		{"a cyclic result", `const a = {}; a.a = a; $own = false; return a`, ipc.CodeRuntime, "TypeError: the result is not JSON-serializable: circular reference"},
+		{"a result past maxResultBytes", `const s = "x".repeat(2 << 20); $own = false; return s`, ipc.CodeLimitExceeded, "the result is"},
+		{"a wall timeout", `$own = false; while (true) {}`, ipc.CodeTimeout, "the step exceeded"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			lim := testLimits
+			if tc.code2 == ipc.CodeTimeout {
+				lim.CPUMs, lim.WallMs = 200, 300
+			}
+			code := recordingHarness + `
+globalThis.$after = () => { $own = true; return JSON.stringify({ leaks: $log, controls: $controls, missingLabels: $missingLabels, wrapped: $labels.length }) };
+$phase = "` + tc.name + `";
+` + tc.code
+			ev, after := runThenEval(t, code, lim, `$after()`)
+			if ev.Error == nil || ev.Error.Code != tc.code2 || !strings.HasPrefix(ev.Error.Message, tc.msg) {
+				t.Errorf("got %+v %+v, want %s %q...", ev.Result, ev.Error, tc.code2, tc.msg)
+			}
+			checkRecording(t, json.RawMessage(after))
 		})
 	}
 }
