@@ -18,10 +18,12 @@
 //
 //   - every built-in is one captured here and called through the captured
 //     Reflect.apply: never looked up on a prototype, never through .call;
-//   - no for-of, spread, array destructuring or generator (they use
-//     Array.prototype[Symbol.iterator] and the iterators' next), no
-//     template literal, no instanceof (Symbol.hasInstance), no `await` and
-//     no async function (await reads a promise's constructor and then);
+//   - no for-of, spread or array destructuring (they use
+//     Array.prototype[Symbol.iterator] and the iterators' next; the one
+//     generator, behind Headers' iterators, is driven by the step's own
+//     calls of next), no template literal, no instanceof
+//     (Symbol.hasInstance), no `await` and no async function (await reads
+//     a promise's constructor and then);
 //   - no .then on a promise the step can reach and no array method that
 //     makes an array (both look up constructor and Symbol.species); the
 //     bridge's promises are made with the captured constructor and settled
@@ -87,8 +89,6 @@
   const ArrayBufferIsView = ArrayBuffer.isView;
   const SymbolCtor = Symbol;
   const SymbolIterator = Symbol.iterator;
-  const SymbolToStringTag = Symbol.toStringTag;
-  const IteratorPrototype = ObjectGetPrototypeOf(ObjectGetPrototypeOf([][SymbolIterator]()));
   const AsyncFunction = (async function () {}).constructor;
   function __sbx_getter(o, k) { return ObjectGetOwnPropertyDescriptor(o, k).get; }
   const MapSize = __sbx_getter(MapPrototype, "size");
@@ -124,12 +124,7 @@
   // then() then makes its promise with %Promise% and reads neither the
   // prototype's constructor nor Symbol.species (SpeciesConstructor).
   const NO_SPECIES = ObjectFreeze({ __proto__: null, value: undefined });
-  function __sbx_chain(p, ok, fail) {
-    ObjectDefineProperty(p, "constructor", NO_SPECIES);
-    ReflectApply(PromiseThen, p, [ok, fail]);
-  }
-  const RESOLVED = __sbx_resolved(undefined);
-  ObjectDefineProperty(RESOLVED, "constructor", NO_SPECIES);
+  let resolved; // a fulfilled promise of the bootstrap's, for queueMicrotask, made on first use
 
   // __sbx_isError is `v instanceof Error` without Error[Symbol.hasInstance],
   // which the step may define.
@@ -394,8 +389,15 @@
   // ---- fetch: relayed to the host's FetchProxy ----------------------------
 
   const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  const B64_VALUE = new Uint8ArrayCtor(128).fill(255); // character code -> 6 bits, 255 for none
-  for (let i = 0; i < 64; i++) B64_VALUE[ReflectApply(StringCharCodeAt, B64, [i])] = i;
+  // __sbx_b64value is the 6 bits of a base64 character code, -1 for none
+  // (computed: a table made at boot would cost every VM its first typed
+  // array).
+  function __sbx_b64value(c) {
+    if (c >= 65 && c <= 90) return c - 65;
+    if (c >= 97 && c <= 122) return c - 71;
+    if (c >= 48 && c <= 57) return c + 4;
+    return c === 43 ? 62 : c === 47 ? 63 : -1;
+  }
 
   function __sbx_lower(s) { return ReflectApply(StringToLowerCase, StringCtor(s), []); }
 
@@ -413,42 +415,35 @@
   function __sbx_b64decode(s) {
     let valid = 0;
     for (let i = 0; i < s.length; i++) {
-      const c = ReflectApply(StringCharCodeAt, s, [i]);
-      if (c < 128 && B64_VALUE[c] !== 255) valid++;
+      if (__sbx_b64value(ReflectApply(StringCharCodeAt, s, [i])) >= 0) valid++;
     }
     const out = new Uint8ArrayCtor((valid * 6) >> 3);
     let buf = 0, bits = 0, k = 0;
     for (let i = 0; i < s.length; i++) {
-      const c = ReflectApply(StringCharCodeAt, s, [i]);
-      const v = c < 128 ? B64_VALUE[c] : 255;
-      if (v === 255) continue;
+      const v = __sbx_b64value(ReflectApply(StringCharCodeAt, s, [i]));
+      if (v < 0) continue;
       buf = ((buf << 6) | v) & 0xffffff; bits += 6;
       if (bits >= 8) { bits -= 8; out[k++] = (buf >> bits) & 255; }
     }
     return out;
   }
-  // __sbx_utf8 is the code point of str at i (a lone surrogate as itself)
-  // and how many code units it takes, as [cp, n] in out.
-  function __sbx_codePoint(str, i, out) {
-    const c = ReflectApply(StringCharCodeAt, str, [i]);
-    if (c >= 0xd800 && c < 0xdc00 && i + 1 < str.length) {
-      const d = ReflectApply(StringCharCodeAt, str, [i + 1]);
-      if (d >= 0xdc00 && d < 0xe000) { out[0] = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); out[1] = 2; return; }
-    }
-    out[0] = c; out[1] = 1;
-  }
   function __sbx_utf8encode(str) {
-    const cp = __sbx_list();
     let n = 0;
-    for (let i = 0; i < str.length; i += cp[1]) {
-      __sbx_codePoint(str, i, cp);
-      n += cp[0] < 0x80 ? 1 : cp[0] < 0x800 ? 2 : cp[0] < 0x10000 ? 3 : 4;
+    for (let i = 0; i < str.length; i++) {
+      const c = ReflectApply(StringCharCodeAt, str, [i]);
+      if (c < 0x80) n += 1;
+      else if (c < 0x800) n += 2;
+      else if (c >= 0xd800 && c < 0xdc00 && i + 1 < str.length && (ReflectApply(StringCharCodeAt, str, [i + 1]) & 0xfc00) === 0xdc00) { n += 4; i++; }
+      else n += 3;
     }
     const out = new Uint8ArrayCtor(n);
     let k = 0;
-    for (let i = 0; i < str.length; i += cp[1]) {
-      __sbx_codePoint(str, i, cp);
-      const c = cp[0];
+    for (let i = 0; i < str.length; i++) {
+      let c = ReflectApply(StringCharCodeAt, str, [i]);
+      if (c >= 0xd800 && c < 0xdc00 && i + 1 < str.length) {
+        const d = ReflectApply(StringCharCodeAt, str, [i + 1]);
+        if (d >= 0xdc00 && d < 0xe000) { c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); i++; }
+      }
       if (c < 0x80) out[k++] = c;
       else if (c < 0x800) { out[k++] = 0xc0 | (c >> 6); out[k++] = 0x80 | (c & 63); }
       else if (c < 0x10000) { out[k++] = 0xe0 | (c >> 12); out[k++] = 0x80 | ((c >> 6) & 63); out[k++] = 0x80 | (c & 63); }
@@ -473,10 +468,11 @@
     return out;
   }
 
-  // __sbx_isArrayBuffer tells an ArrayBuffer by its internal slot.
-  function __sbx_isArrayBuffer(v) {
+  // __sbx_is tells an ArrayBuffer (ArrayBufferByteLength) or a Map
+  // (MapSize) by its internal slot: whether the getter takes v.
+  function __sbx_is(getter, v) {
     try {
-      ReflectApply(ArrayBufferByteLength, v, []);
+      ReflectApply(getter, v, []);
       return true;
     } catch (_) {
       return false;
@@ -518,7 +514,7 @@
         }
         return;
       }
-      if (__sbx_isMap(init)) {
+      if (__sbx_is(MapSize, init)) {
         const self = this;
         ReflectApply(MapForEach, init, [function __sbx_header(value, name) { self.#append(name, value); }]);
         return;
@@ -592,36 +588,19 @@
       const e = this.#entries();
       for (let i = 0; i < e.length; i++) ReflectApply(fn, thisArg, [e[i][1], e[i][0], this]);
     }
-    entries() { return new HeadersIterator(this.#entries(), 0); }
-    keys() { return new HeadersIterator(this.#entries(), 1); }
-    values() { return new HeadersIterator(this.#entries(), 2); }
-    [SymbolIterator]() { return new HeadersIterator(this.#entries(), 0); }
+    entries() { return __sbx_iterate(this.#entries(), 0); }
+    keys() { return __sbx_iterate(this.#entries(), 1); }
+    values() { return __sbx_iterate(this.#entries(), 2); }
+    [SymbolIterator]() { return __sbx_iterate(this.#entries(), 0); }
   }
 
-  // HeadersIterator walks a snapshot of #entries: pairs (kind 0), names
-  // (1) or values (2).
-  class HeadersIterator {
-    #list; #kind; #i = 0;
-    constructor(list, kind) { this.#list = list; this.#kind = kind; }
-    next() {
-      const l = this.#list;
-      if (this.#i >= l.length) return { value: undefined, done: true };
-      const p = l[this.#i++];
-      return { value: this.#kind === 0 ? p : p[this.#kind - 1], done: false };
-    }
-    [SymbolIterator]() { return this; }
+  // __sbx_iterate walks a snapshot of #entries: pairs (kind 0), names (1)
+  // or values (2). Its body runs in the step's calls of next, and reads
+  // nothing.
+  function* __sbx_iterate(list, kind) {
+    for (let i = 0; i < list.length; i++) yield kind === 0 ? list[i] : list[i][kind - 1];
   }
-  ObjectSetPrototypeOf(HeadersIterator.prototype, IteratorPrototype);
-  ObjectDefineProperty(HeadersIterator.prototype, SymbolToStringTag, { __proto__: null, value: "Headers Iterator", configurable: true });
 
-  function __sbx_isMap(v) {
-    try {
-      ReflectApply(MapSize, v, []);
-      return true;
-    } catch (_) {
-      return false;
-    }
-  }
 
   class Response {
     // Fields, not assignments: defining them never meets a setter the step
@@ -698,7 +677,7 @@
       let text;
       if (typeof body === "string") {
         req.body = body;
-      } else if (__sbx_isArrayBuffer(body)) {
+      } else if (__sbx_is(ArrayBufferByteLength, body)) {
         req.body = __sbx_b64encode(new Uint8ArrayCtor(body)); req.bodyEncoding = "base64";
       } else if (ArrayBufferIsView(body)) {
         req.body = __sbx_b64encode(__sbx_viewBytes(body)); req.bodyEncoding = "base64";
@@ -742,7 +721,11 @@
     clearInterval: function clearInterval(id) { __sbx_clearTimer(id); },
     queueMicrotask: function queueMicrotask(fn) {
       if (typeof fn !== "function") throw new TypeErrorCtor("queueMicrotask: the callback must be a function");
-      ReflectApply(PromiseThen, RESOLVED, [function __sbx_microtask() { fn(); }]);
+      if (resolved === undefined) {
+        resolved = __sbx_resolved(undefined);
+        ObjectDefineProperty(resolved, "constructor", NO_SPECIES);
+      }
+      ReflectApply(PromiseThen, resolved, [function __sbx_microtask() { fn(); }]);
     },
   };
   for (const k of ObjectKeys(guest)) {
@@ -974,7 +957,8 @@
     // p is the step's promise, which only the bootstrap holds (unless the
     // code closed the function's braces, when p may be anything, and then
     // fails here).
-    __sbx_chain(p, __sbx_finish, __sbx_fail);
+    ObjectDefineProperty(p, "constructor", NO_SPECIES);
+    ReflectApply(PromiseThen, p, [__sbx_finish, __sbx_fail]);
   }
 
   function __sbx_reply(id, ok, payload, built) {
