@@ -3,8 +3,8 @@
 // on, removes the raw host entry point from the global object, installs the
 // guest API (input, dataProxy, reportStatus, console, timers, fetch) and
 // evaluates to the dispatch function the host drives the run with. The module
-// objects (duckdb, glpk) and the package table are built here too, but become
-// globals only in a run that asks for them.
+// objects (duckdb, glpk) and the package table are built only for a run
+// that asks for them, and become its globals.
 //
 // Every function here is named __sbx_* so that stack traces can drop the
 // bootstrap's own frames; user code is compiled by the AsyncFunction
@@ -58,7 +58,6 @@
   const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   const ObjectGetPrototypeOf = Object.getPrototypeOf;
   const ObjectSetPrototypeOf = Object.setPrototypeOf;
-  const ObjectPrototypeToString = ObjectPrototype.toString;
   const ArrayIsArray = Array.isArray;
   const StringCtor = String;
   const StringFromCharCode = String.fromCharCode;
@@ -172,7 +171,7 @@
         try { ReflectApply(cleanup, undefined, [held]); } catch (_) {}
       }], new.target);
     };
-    ObjectDefineProperty(FinalizationRegistry, "prototype", { __proto__: null, value: FinalizationRegistryPrototype });
+    ObjectDefineProperty(FinalizationRegistry, "prototype", { __proto__: null, value: FinalizationRegistryPrototype, writable: false });
     ObjectDefineProperty(FinalizationRegistryPrototype, "constructor", { __proto__: null, value: FinalizationRegistry, writable: true, configurable: true });
     ObjectDefineProperty(global, "FinalizationRegistry", { __proto__: null, value: FinalizationRegistry, writable: true, configurable: true });
   }
@@ -764,78 +763,83 @@
     }
   }
 
-  // Module methods return their promises rather than being async
-  // functions: an argument they refuse rejects the promise, as it would.
-  class Database {
-    #h;
-    constructor(h) { this.#h = h; }
-    load(table, rows) {
-      try {
-        __sbx_str(table, "db.load: the table name");
-        // JSON text (from fetch's text(), say) goes as it is, unparsed. An
-        // array of plain objects the host reads without running anything of
-        // the step's (true); any other array (getters, Dates, Proxies, …)
-        // goes as JSON.stringify writes it, which the host reads the same.
-        if (typeof rows !== "string" && !ArrayIsArray(rows)) throw new TypeErrorCtor("db.load: rows must be an array of objects, or its JSON text");
-        return __sbx_module("duckdb.load", AS_UNDEFINED, this.#h, table, typeof rows === "string" ? rows : readRows(rows) || __sbx_json(rows, "db.load rows"));
-      } catch (e) {
-        return __sbx_rejected(e);
+  // The module objects are made by the first run that is granted a
+  // module (most runs are not): what every VM would make at boot, unused.
+  let Database, duckdbObj, glpkObj;
+  function __sbx_moduleObjects() {
+    // Module methods return their promises rather than being async
+    // functions: an argument they refuse rejects the promise, as it would.
+    Database = class Database {
+      #h;
+      constructor(h) { this.#h = h; }
+      load(table, rows) {
+        try {
+          __sbx_str(table, "db.load: the table name");
+          // JSON text (from fetch's text(), say) goes as it is, unparsed. An
+          // array of plain objects the host reads without running anything of
+          // the step's (true); any other array (getters, Dates, Proxies, …)
+          // goes as JSON.stringify writes it, which the host reads the same.
+          if (typeof rows !== "string" && !ArrayIsArray(rows)) throw new TypeErrorCtor("db.load: rows must be an array of objects, or its JSON text");
+          return __sbx_module("duckdb.load", AS_UNDEFINED, this.#h, table, typeof rows === "string" ? rows : readRows(rows) || __sbx_json(rows, "db.load rows"));
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
       }
-    }
-    query(sql, ...params) {
-      try {
-        __sbx_str(sql, "db.query: the SQL");
-        return __sbx_module("duckdb.query", AS_IS, this.#h, sql, params.length === 0 ? "" : __sbx_params(params));
-      } catch (e) {
-        return __sbx_rejected(e);
+      query(sql, ...params) {
+        try {
+          __sbx_str(sql, "db.query: the SQL");
+          return __sbx_module("duckdb.query", AS_IS, this.#h, sql, params.length === 0 ? "" : __sbx_params(params));
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
       }
-    }
-    exec(sql) {
-      try {
-        __sbx_str(sql, "db.exec: the SQL");
-        return __sbx_module("duckdb.exec", AS_UNDEFINED, this.#h, sql);
-      } catch (e) {
-        return __sbx_rejected(e);
+      exec(sql) {
+        try {
+          __sbx_str(sql, "db.exec: the SQL");
+          return __sbx_module("duckdb.exec", AS_UNDEFINED, this.#h, sql);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
       }
-    }
-    #close() {
-      try {
-        return __sbx_module("duckdb.close", AS_UNDEFINED, this.#h);
-      } catch (e) {
-        return __sbx_rejected(e);
+      #close() {
+        try {
+          return __sbx_module("duckdb.close", AS_UNDEFINED, this.#h);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
       }
-    }
-    close() { return this.#close(); }
-    [SymbolCtor.asyncDispose]() { return this.#close(); }
+      close() { return this.#close(); }
+      [SymbolCtor.asyncDispose]() { return this.#close(); }
+    };
+
+    duckdbObj = ObjectFreeze({
+      open: function open() {
+        try {
+          return __sbx_module("duckdb.open", AS_DATABASE);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      },
+    });
+
+    // glpk.js's constants (GLPK's own numbers) and solve.
+    glpkObj = ObjectFreeze({
+      GLP_MIN: 1, GLP_MAX: 2,
+      GLP_FR: 1, GLP_LO: 2, GLP_UP: 3, GLP_DB: 4, GLP_FX: 5,
+      GLP_MSG_OFF: 0, GLP_MSG_ERR: 1, GLP_MSG_ON: 2, GLP_MSG_ALL: 3, GLP_MSG_DBG: 4,
+      GLP_UNDEF: 1, GLP_FEAS: 2, GLP_INFEAS: 3, GLP_NOFEAS: 4, GLP_OPT: 5, GLP_UNBND: 6,
+      solve: function solve(model, options) {
+        try {
+          if (model === null || typeof model !== "object") throw new TypeErrorCtor("glpk.solve: the model must be an object");
+          const m = __sbx_json(model, "glpk.solve model");
+          const o = options === undefined ? "" : __sbx_json(options, "glpk.solve options");
+          return __sbx_module("glpk.solve", AS_IS, m, o);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      },
+    });
   }
-
-  const duckdbObj = ObjectFreeze({
-    open: function open() {
-      try {
-        return __sbx_module("duckdb.open", AS_DATABASE);
-      } catch (e) {
-        return __sbx_rejected(e);
-      }
-    },
-  });
-
-  // glpk.js's constants (GLPK's own numbers) and solve.
-  const glpkObj = ObjectFreeze({
-    GLP_MIN: 1, GLP_MAX: 2,
-    GLP_FR: 1, GLP_LO: 2, GLP_UP: 3, GLP_DB: 4, GLP_FX: 5,
-    GLP_MSG_OFF: 0, GLP_MSG_ERR: 1, GLP_MSG_ON: 2, GLP_MSG_ALL: 3, GLP_MSG_DBG: 4,
-    GLP_UNDEF: 1, GLP_FEAS: 2, GLP_INFEAS: 3, GLP_NOFEAS: 4, GLP_OPT: 5, GLP_UNBND: 6,
-    solve: function solve(model, options) {
-      try {
-        if (model === null || typeof model !== "object") throw new TypeErrorCtor("glpk.solve: the model must be an object");
-        const m = __sbx_json(model, "glpk.solve model");
-        const o = options === undefined ? "" : __sbx_json(options, "glpk.solve options");
-        return __sbx_module("glpk.solve", AS_IS, m, o);
-      } catch (e) {
-        return __sbx_rejected(e);
-      }
-    },
-  });
 
   function __sbx_define(name, value) {
     ObjectDefineProperty(global, name, { __proto__: null, value: value, writable: true, configurable: true, enumerable: false });
@@ -843,6 +847,7 @@
 
   // __sbx_modules makes the run's built-in modules globals.
   function __sbx_modules(list) {
+    if (duckdbObj === undefined) __sbx_moduleObjects();
     const names = JSONparse(list);
     for (let i = 0; i < names.length; i++) {
       if (names[i] === "duckdb") __sbx_define("duckdb", duckdbObj);
