@@ -585,7 +585,7 @@ try { InternalError.prototype.toString = $record("InternalError.prototype.toStri
 		code2      ipc.Code
 	}{
 		{"a throw in a timer", `setTimeout(() => { throw new RangeError("late") }, 0); await new Promise(() => {})`, testLimits, ipc.CodeRuntime},
-		{"a wall timeout", `$own = false; while (true) {}`, ipc.Limits{}, ipc.CodeTimeout},
+		{"an abort", `dataProxy.request("abort"); while (true) {}`, testLimits, ipc.CodeAborted},
 		{"a job that throws", `const r = new FinalizationRegistry(() => { $calls.push("cleanup"); throw new Error("in cleanup") });
 (function () { const o = {}; o.o = o; r.register(o, 1) })();
 for (let i = 0; i < 300000; i++) { const a = {}; a.a = a }
@@ -593,12 +593,7 @@ await null; await null; return $calls.length`, testLimits, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			lim := tc.lim
-			if lim == (ipc.Limits{}) {
-				lim = testLimits
-				lim.CPUMs, lim.WallMs = 200, 300
-			}
-			ev, after := runThenEval(t, traps+tc.code, lim, `$calls.join(", ")`)
+			ev, after := runThenEval(t, traps+tc.code, tc.lim, `$calls.join(", ")`)
 			if tc.code2 == "" {
 				if ev.Result == nil {
 					t.Fatalf("%+v", ev.Error)
@@ -619,7 +614,8 @@ await null; await null; return $calls.length`, testLimits, ""},
 
 // runThenEval runs code on a VM of its own and, after the run, evaluates
 // expr (a string) in the same VM: what a step recorded after it could
-// report anything.
+// report anything. A data request with method "abort" aborts the run
+// while the step goes on.
 func runThenEval(t *testing.T, code string, lim ipc.Limits, expr string) (*ipc.Event, string) {
 	t.Helper()
 	m, err := newMachine()
@@ -627,8 +623,15 @@ func runThenEval(t *testing.T, code string, lim ipc.Limits, expr string) (*ipc.E
 		t.Fatal(err)
 	}
 	defer m.close()
-	h := &recorder{replies: make(chan ipc.Reply, 10)}
-	rn := newRun(context.Background(), m, Job{Code: code, Limits: lim, Host: h, Replies: h.replies}, time.Now())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := &recorder{replies: make(chan ipc.Reply, 10), answer: func(r *ipc.DataRequest) *ipc.Reply {
+		if r.Method == "abort" {
+			cancel()
+		}
+		return nil
+	}}
+	rn := newRun(ctx, m, Job{Code: code, Limits: lim, Host: h, Replies: h.replies}, time.Now())
 	rn.rt = newRT(t)
 	ev := rn.execute(code, nil, "null")
 	rn.finish()
@@ -660,14 +663,11 @@ func TestBridgeFailuresIgnoreReplacedBuiltins(t *testing.T) {
 		{"a result that is not JSON", `$own = false; return 1n`, ipc.CodeRuntime, "TypeError: the result is not JSON-serializable"},
 		{"a cyclic result", `const a = {}; a.a = a; $own = false; return a`, ipc.CodeRuntime, "TypeError: the result is not JSON-serializable: circular reference"},
 		{"a result past maxResultBytes", `const s = "x".repeat(2 << 20); $own = false; return s`, ipc.CodeLimitExceeded, "the result is"},
-		{"a wall timeout", `$own = false; while (true) {}`, ipc.CodeTimeout, "the step exceeded"},
+		{"an abort", `$own = false; dataProxy.request("abort"); while (true) {}`, ipc.CodeAborted, "the run was aborted"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			lim := testLimits
-			if tc.code2 == ipc.CodeTimeout {
-				lim.CPUMs, lim.WallMs = 200, 300
-			}
 			code := recordingHarness + `
 globalThis.$after = () => { $own = true; return JSON.stringify({ leaks: $log, controls: $controls, missingLabels: $missingLabels, wrapped: $labels.length }) };
 $phase = "` + tc.name + `";

@@ -256,6 +256,10 @@ func (r *Runtime) release(m *machine) {
 	m.close()
 }
 
+// firstCollection is what a run may allocate before the engine first
+// collects garbage: the engine's own initial threshold.
+const firstCollection = 256 << 10
+
 // machine is one QuickJS VM with the bootstrap loaded.
 type machine struct {
 	vm       *quickjs.VM
@@ -288,6 +292,14 @@ func newMachine() (*machine, error) {
 		vm.Close()
 		return nil, fmt.Errorf("jsrt: bootstrap: %w", err)
 	}
+	// The engine collects garbage when its heap grows past a threshold:
+	// 256 KiB at first, then 1.5 times the heap after each collection. The
+	// bootstrap leaves the heap just below the first, so nearly every run
+	// would begin with a collection of the bootstrap's objects (and the
+	// cleanups of a FinalizationRegistry would run at its first
+	// allocations). A run gets what a fresh engine gets: 256 KiB to
+	// allocate before the first collection.
+	vm.SetGCThreshold(uintptr(m.heap.bytes() + firstCollection))
 	return m, nil
 }
 
