@@ -29,8 +29,6 @@ func (rn *run) thrown(payload string, code ipc.Code) *ipc.Failure {
 		Name    string `json:"name"`
 		Message string `json:"message"`
 		Stack   string `json:"stack"`
-		Line    int    `json:"line"`
-		Column  int    `json:"column"`
 	}
 	if err := json.Unmarshal([]byte(payload), &info); err != nil {
 		return &ipc.Failure{Code: code, Message: "the step threw a value that could not be described"}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	lib "modernc.org/libquickjs"
 	"modernc.org/quickjs"
 
 	"github.com/stepbox/stepbox/internal/ipc"
@@ -20,12 +21,20 @@ var bootstrapSource string
 
 // bootstrapCode is the bootstrap compiled to bytecode once per process. Only
 // bytecode compiled here is ever loaded into a VM; a request carries source.
+//
+// The bytecode keeps no source text: every VM reads the bytecode, and the
+// text of each function (comments included) was a third of the reading
+// and of the bytes. The bootstrap's functions then print as native code.
+// Line numbers stay, for the stack traces that drop the bootstrap's frames.
 var bootstrapCode = sync.OnceValues(func() ([]byte, error) {
 	vm, err := quickjs.NewVM()
 	if err != nil {
 		return nil, fmt.Errorf("jsrt: compile bootstrap: %w", err)
 	}
 	defer vm.Close()
+	if ctx, tls, ok := vmHandles(vm); ok {
+		lib.XJS_SetStripInfo(tls, lib.XJS_GetRuntime(tls, ctx), lib.MJS_STRIP_SOURCE)
+	}
 	code, err := vm.Compile(bootstrapSource, quickjs.EvalGlobal)
 	if err != nil {
 		return nil, fmt.Errorf("jsrt: compile bootstrap: %w", err)
@@ -247,6 +256,10 @@ func (r *Runtime) release(m *machine) {
 	m.close()
 }
 
+// firstCollection is what a run may allocate before the engine first
+// collects garbage: the engine's own initial threshold.
+const firstCollection = 256 << 10
+
 // machine is one QuickJS VM with the bootstrap loaded.
 type machine struct {
 	vm       *quickjs.VM
@@ -279,6 +292,14 @@ func newMachine() (*machine, error) {
 		vm.Close()
 		return nil, fmt.Errorf("jsrt: bootstrap: %w", err)
 	}
+	// The engine collects garbage when its heap grows past a threshold:
+	// 256 KiB at first, then 1.5 times the heap after each collection. The
+	// bootstrap leaves the heap just below the first, so nearly every run
+	// would begin with a collection of the bootstrap's objects (and the
+	// cleanups of a FinalizationRegistry would run at its first
+	// allocations). A run gets what a fresh engine gets: 256 KiB to
+	// allocate before the first collection.
+	vm.SetGCThreshold(uintptr(m.heap.bytes() + firstCollection))
 	return m, nil
 }
 
