@@ -26,7 +26,7 @@ func TestCPULimitInNativeCall(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := testLimits
-			l.CPUMs = 300
+			l.CPUMs, l.MemoryMB = 300, 256 // sorted()'s copy and merge buffer fit
 			f := expectError(t, runStep(t, rt, c.code, l, nil), ipc.CodeTimeout, ipc.LimitCPU)
 			bound := 300*1.1 + 10
 			if testenv.Race {
