@@ -89,18 +89,24 @@ func TestOverrunEndsNativeCall(t *testing.T) {
 
 // TestNoOverrunWhenInterruptible: a step that the engine's interrupt stops
 // (a loop of instructions, an interruptible built-in) ends by the VM
-// itself, TIMEOUT cpuMs, without an overrun.
+// itself, TIMEOUT cpuMs, without an overrun. Under the race detector the
+// regular expression engine polls the interrupt too seldom for the
+// margin, and may overrun; the outcome is the same.
 func TestNoOverrunWhenInterruptible(t *testing.T) {
 	rt := newRT(t)
-	for _, code := range []string{
-		`while (true) {}`,
-		`return /(a+)+$/.test("a".repeat(40) + "!")`,
-		`while (true) await null`,
+	for _, c := range []struct {
+		code       string
+		slowInRace bool
+	}{
+		{code: `while (true) {}`},
+		{code: `return /(a+)+$/.test("a".repeat(40) + "!")`, slowInRace: true},
+		{code: `while (true) await null`},
 	} {
+		code := c.code
 		l := testLimits
 		l.CPUMs = 100
 		ev, overran := runOverrun(t, rt, code, l)
-		if overran {
+		if overran && !(c.slowInRace && testenv.Race) {
 			t.Errorf("%s: an overrun", code)
 		}
 		if ev.Error == nil || ev.Error.Code != ipc.CodeTimeout || ev.Error.Limit != ipc.LimitCPU {
