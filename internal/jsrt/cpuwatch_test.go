@@ -64,8 +64,8 @@ func TestOverrunEndsNativeCall(t *testing.T) {
 	n := nativeLength()
 	for _, c := range []struct{ name, code string }{
 		{"indexOf on an array-like", `return Array.prototype.indexOf.call({length: ` + n + `}, 1)`},
-		{"join of a sparse array", `return new Array(` + n + ` / 4 | 0).join("").length`},
-		{"after a loop", `let i = 0; while (i < 1e5) i++; return Array.prototype.indexOf.call({length: ` + n + `}, 1)`},
+		{"join of a sparse array", `return new Array(` + n + `).join("").length`},
+		{"after a loop", `let i = 0; while (i < 1e4) i++; return Array.prototype.indexOf.call({length: ` + n + `}, 1)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			l := testLimits
