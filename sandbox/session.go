@@ -328,27 +328,37 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 var errAbandoned = errors.New("the run was abandoned")
 
-// runJS runs a JavaScript job and releases its slot. A worker process is
-// killed by the pool when it outlives wall+Grace. In-process there is no
-// process to kill: a step stuck inside one native built-in call (a loop of
-// 2^53 iterations in Array.prototype.indexOf, say) never checks for the
-// interrupt. The run is then abandoned: it ends LIMIT_EXCEEDED (limit
-// "time") for its caller, and its goroutine keeps the slot until the
-// engine's call returns, if ever.
+// runJS runs a JavaScript job and releases its slot. A worker process
+// ends a run it cannot stop at its CPU limit (and exits), and is killed by
+// the pool when it outlives wall+Grace. In-process there is no process to
+// end: a step stuck inside one native built-in call (a loop of 2^53
+// iterations in Array.prototype.indexOf, say) never checks for the
+// interrupt. The run is then abandoned: past its CPU limit (jsrt's
+// OverrunCPU) it ends TIMEOUT (cpuMs, or the limit that stopped it
+// first) for its caller; if its CPU does not get there (the thread is
+// starved, or waits inside the call), at wall+Grace it ends
+// LIMIT_EXCEEDED (limit "time"). Its goroutine keeps the slot, a CPU and
+// the run's memory until the engine's call returns, if ever.
 func (s *Session) runJS(w *waiter) *ipc.Event {
 	if s.e.cfg.Isolation != IsolationInProcess {
 		defer s.e.sched.release(w)
 		return s.e.js.Run(s.ctx, *s.job)
 	}
 	done := make(chan *ipc.Event, 1)
+	overrun := make(chan *ipc.Event, 1)
+	job := *s.job
+	job.Overrun = func(ev *ipc.Event) { overrun <- ev } // at most once
 	go func() {
-		done <- s.e.js.Run(s.ctx, *s.job)
+		done <- s.e.js.Run(s.ctx, job)
 		s.e.sched.release(w)
 	}()
 	t := time.NewTimer(time.Duration(s.job.Limits.WallMs)*time.Millisecond + s.e.cfg.Grace)
 	defer t.Stop()
 	select {
 	case term := <-done:
+		return term
+	case term := <-overrun:
+		s.abandoned.Store(true)
 		return term
 	case <-t.C:
 	}

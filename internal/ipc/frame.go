@@ -16,8 +16,9 @@ import (
 // a worker are normally the same binary, but a binary replaced on disk
 // between two re-executions is not. Version 2 added module sessions
 // (modules, call and return frames); version 3 the started frame; version
-// 4 the payload after the header (EncodeFrame).
-const ProtocolVersion = 4
+// 4 the payload after the header (EncodeFrame); version 5 a terminal
+// frame's Exiting.
+const ProtocolVersion = 5
 
 // DefaultMaxFrameBytes is the largest frame body accepted when the reader is
 // given no limit: 64 MiB. A frame carries one event, so a run's result, a
@@ -86,6 +87,11 @@ type Frame struct {
 	Modules *ModuleSession `json:"modules,omitempty"`
 	Call    *ModuleCall    `json:"call,omitempty"`
 	Return  *ModuleReply   `json:"return,omitempty"`
+	// Exiting, on a terminal frame only, says that the worker exits after
+	// it: it could not stop the run's VM (a step stuck in one native call
+	// past its CPU limit), so it ended the run itself and takes no other.
+	// The host replaces it at once.
+	Exiting bool `json:"exiting,omitempty"`
 }
 
 // Hello is the handshake. The host sends its hello first, with the
@@ -175,6 +181,9 @@ func (f *Frame) Check() error {
 	}
 	if optionalAbort {
 		want.abort = got.abort
+	}
+	if f.Exiting && f.Type != FrameTerminal {
+		return bad("%s frame marked exiting", f.Type)
 	}
 	if got != want {
 		return bad("fields do not match the type (runId=%t seq=%t hello=%t execute=%t event=%t reply=%t abort=%t modules=%t call=%t return=%t)",

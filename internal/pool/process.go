@@ -100,9 +100,10 @@ type proc struct {
 	state      *os.ProcessState
 	diedBusy   bool // set with state, before exited is closed
 
-	busy  atomic.Bool   // a run is in progress: set by Run, cleared by the reader at the run's terminal
-	runID atomic.Uint64 // the run in progress
-	runs  atomic.Int64  // runs that ended with a terminal frame
+	busy    atomic.Bool   // a run is in progress: set by Run, cleared by the reader at the run's terminal
+	exiting atomic.Bool   // its last terminal said it exits (ipc.Frame.Exiting)
+	runID   atomic.Uint64 // the run in progress
+	runs    atomic.Int64  // runs that ended with a terminal frame
 
 	pingSeq  uint64    // owned by the slot's supervisor
 	pingAt   time.Time // owned by the slot's supervisor
@@ -405,7 +406,7 @@ func (w *proc) logExit() {
 	if s := w.stderr.String(); s != "" {
 		attrs = append(attrs, logStderr, s)
 	}
-	if w.killedByHost() {
+	if w.killedByHost() || w.exiting.Load() {
 		w.p.log.Debug("worker exited", attrs...)
 		return
 	}

@@ -22,6 +22,10 @@ const errPoolClosing = "the pool is closing"
 // terminal events go to job.Host.Emit in order, and job.Replies is read
 // for the answers to data requests. Stats.QueueMs is left for the caller.
 //
+// A worker that cannot stop a run's VM (a step stuck in one native call
+// past its CPU limit) ends the run itself with its limit and exits; the
+// host replaces it (ipc.Frame.Exiting).
+//
 // On top of that, the worker's failures end the run: a worker that dies
 // is CRASHED; one that breaks the protocol or reports more than the run's
 // limits allow is killed (CRASHED); one that has not answered Grace after
@@ -209,6 +213,14 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 					return violation("%v", err)
 				}
 				w.runs.Add(1)
+				if f.Exiting {
+					// The worker could not stop the run's VM (a step stuck
+					// in a native call past its CPU limit) and ended the run
+					// itself; it exits, and takes no other run.
+					w.exiting.Store(true)
+					w.kill("")
+					p.log.Info("worker replaced: its run overran its CPU limit in a native call", logRun, id, logPID, w.pid)
+				}
 				if slowReader {
 					var st ipc.Stats
 					if ev.Result != nil {
