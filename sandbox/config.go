@@ -37,9 +37,38 @@ type Config struct {
 	// Warm is how many pre-bootstrapped runtimes are kept ready ahead of
 	// demand. Zero means 2; negative means none (each run builds its own).
 	Warm int `json:"warm,omitempty"`
+	// TenantSlots is the most slots one tenant's runs (Request.Tenant; ""
+	// is a tenant too) may hold at once: the tenant's share of the pool.
+	// Its further runs wait in the queue, FIFO, while other tenants' runs
+	// take the free slots; and it may fill at most the same fraction of the
+	// queue (QueueSize × TenantSlots ÷ PoolSize, rounded up), one more run
+	// being refused at once with UNAVAILABLE. The share is a hard cap: a
+	// slot may stay idle while the tenant's runs wait, so that another
+	// tenant's run never waits for one of them to end.
+	//
+	// Zero means DefaultTenantSlots (half the pool, rounded up), from the
+	// first run of a second tenant on: an engine that only ever serves one
+	// tenant lets it use every slot. A positive value applies from the
+	// first run; more than PoolSize is an error, PoolSize caps nothing.
+	// Negative means no share: one tenant may hold every slot. Not
+	// settable per request. See RATIONALE.md, "Why is a tenant's share of
+	// the pool a hard cap?".
+	TenantSlots int `json:"tenantSlots,omitempty"`
 	// EventBuffer is how many events of a run may wait for the caller to
 	// read them before the run blocks. Zero means 64.
 	EventBuffer int `json:"eventBuffer,omitempty"`
+	// StallTimeout is how long a run may be blocked on its caller: when it
+	// has an event to deliver, EventBuffer events already wait unread, and
+	// the caller takes none for StallTimeout, the run ends ABORTED
+	// (wrapping ErrStalled) whatever its limits, and its slot is free. The
+	// clock runs only while the run waits for room in the full buffer and
+	// starts again at every event the caller takes, so a slow reader is
+	// never stalled as long as it takes an event every StallTimeout.
+	// Answering data requests does not count: a step waiting for an
+	// answer ends at its wall-clock limit. Zero means DefaultStallTimeout;
+	// negative means no stall limit (a run blocked on its caller ends at
+	// its wall-clock limit with TIMEOUT). Not settable per request.
+	StallTimeout time.Duration `json:"stallTimeout,omitempty"`
 	// Caps clamp every plan, field by field. Zero fields mean DefaultCaps.
 	Caps Limits `json:"caps,omitempty"`
 	// Plans is the plan catalogue: named limit sets. A request names one
@@ -80,11 +109,32 @@ const (
 	defaultEventBuffer = 64
 )
 
+// DefaultStallTimeout is how long a run may be blocked on a caller that
+// does not read its events, when Config.StallTimeout is zero: half of
+// DefaultLimits' wall-clock limit.
+const DefaultStallTimeout = 5 * time.Second
+
+// DefaultTenantSlots returns the share of a pool of poolSize slots that
+// one tenant may hold when Config.TenantSlots is zero: half the slots,
+// rounded up (1 of 1 or 2, 2 of 3 or 4, ...), so that whatever one tenant
+// does, the others have the rest. A poolSize of zero means the number of
+// CPUs, as in Config.PoolSize.
+func DefaultTenantSlots(poolSize int) int {
+	if poolSize <= 0 {
+		poolSize = runtime.NumCPU()
+	}
+	return (poolSize + 1) / 2
+}
+
 // resolved is a validated Config with its defaults filled in.
 type resolved struct {
 	Config
 	plans   map[string]Limits // effective: defaults filled, caps applied
 	modules *moduleSet
+	// share is the most slots one tenant holds once the share applies: from
+	// the first run if shareFromStart, else from a second tenant's.
+	share          int
+	shareFromStart bool
 }
 
 func (c Config) resolve() (*resolved, error) {
@@ -101,6 +151,19 @@ func (c Config) resolve() (*resolved, error) {
 	}
 	if r.QueueSize < 0 {
 		r.QueueSize = 0
+	}
+	switch {
+	case c.TenantSlots > 0 && c.PoolSize > 0 && c.TenantSlots > c.PoolSize:
+		errs = append(errs, fmt.Errorf("tenantSlots=%d is more than poolSize=%d (a negative tenantSlots means no share)", c.TenantSlots, c.PoolSize))
+	case c.TenantSlots > 0:
+		r.share, r.shareFromStart = min(c.TenantSlots, r.PoolSize), true
+	case c.TenantSlots == 0:
+		r.share = DefaultTenantSlots(r.PoolSize)
+	default:
+		r.share, r.shareFromStart = r.PoolSize, true
+	}
+	if r.StallTimeout == 0 {
+		r.StallTimeout = DefaultStallTimeout
 	}
 	if r.EventBuffer < 0 {
 		errs = append(errs, fmt.Errorf("eventBuffer=%d is negative", r.EventBuffer))

@@ -19,8 +19,9 @@
 //		Input: json.RawMessage(`{"id": 7}`),
 //	})
 //
-// Read the session's events in order until the channel closes; answer data
-// requests with Respond or RespondError:
+// Read the session's events in order until the channel closes (a run
+// whose events wait unread for Config.StallTimeout ends ABORTED); answer
+// data requests with Respond or RespondError:
 //
 //	for ev := range sess.Events() {
 //		switch ev.Kind {

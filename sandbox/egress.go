@@ -254,10 +254,9 @@ func (s *Session) audit(r egress.Record) {
 	if err != nil {
 		return
 	}
-	select {
-	case s.events <- Event{Kind: EventFetch, Fetch: b}:
-	case <-s.finished:
-	}
+	// Blocked on a caller that does not read, it stalls the run like any
+	// other event.
+	_ = s.deliver(s.finished, Event{Kind: EventFetch, Fetch: b})
 }
 
 // closeFetches ends the run's fetches in flight and waits for them; it

@@ -53,7 +53,7 @@ func New(cfg Config) (*Engine, error) {
 		cfg:      r,
 		js:       js,
 		stop:     stop,
-		sched:    newScheduler(r.PoolSize, r.QueueSize),
+		sched:    newScheduler(r.PoolSize, r.QueueSize, r.share, r.shareFromStart),
 		ts:       typescript.NewCache(0),
 		proxy:    proxy,
 		py:       py,
@@ -89,7 +89,11 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
 	w, err := e.sched.enqueue(req.Tenant)
 	if err != nil {
 		e.mu.Unlock()
-		err := newError(CodeUnavailable, err, "the queue is full (%d runs waiting)", e.cfg.QueueSize)
+		if errors.Is(err, errTenantQueueFull) {
+			err = newError(CodeUnavailable, err, "the tenant's share of the queue is full (%d runs waiting)", e.sched.queueShare)
+		} else {
+			err = newError(CodeUnavailable, err, "the queue is full (%d runs waiting)", e.cfg.QueueSize)
+		}
 		e.meterRefused(req, err)
 		return nil, err
 	}

@@ -52,6 +52,11 @@ var (
 // by the ABORTED error of runs that Close ended.
 var ErrClosed = errors.New("stepbox: engine closed")
 
+// ErrStalled is wrapped by the ABORTED error of a run whose caller did not
+// read its events for Config.StallTimeout while the run waited to deliver
+// one.
+var ErrStalled = errors.New("stepbox: the caller did not read the run's events")
+
 // Error is how every run fails. Use errors.As to read it and errors.Is with
 // a sentinel (ErrTimeout, ...) to test its code:
 //

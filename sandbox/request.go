@@ -33,7 +33,9 @@ type Request struct {
 	// Limits may lower the plan's limits, field by field; zero fields keep
 	// the plan's value. Raising a limit is a VALIDATION error.
 	Limits Limits `json:"limits,omitempty"`
-	// Tenant identifies who the run is for, in metering and fairness.
+	// Tenant identifies who the run is for, in metering and fairness: the
+	// queue takes turns across tenants, and no tenant's runs hold more
+	// than Config.TenantSlots slots at once. Empty is a tenant too.
 	Tenant string `json:"tenant,omitempty"`
 	// Modules lists the modules the step wants: built-in ones
 	// (ModuleDuckDB, ModuleGLPK), which become globals of that name in

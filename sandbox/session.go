@@ -20,8 +20,10 @@ var errAbortedByCaller = errors.New("aborted by the caller")
 // its data requests, and abort.
 //
 // Events must be read: a run whose caller stops reading blocks once
-// Config.EventBuffer events wait, and then ends at its wall-clock limit with
-// TIMEOUT. A slow reader slows only its own run. Wait does not read events.
+// Config.EventBuffer events wait, and if the caller takes none for
+// Config.StallTimeout it ends ABORTED (errors.Is(err, ErrStalled)) and
+// frees its slot. A slow reader slows only its own run. Wait does not read
+// events.
 type Session struct {
 	id      string
 	e       *Engine
@@ -165,16 +167,55 @@ func (s *Session) Emit(ctx context.Context, ev *ipc.Event) (err error) {
 		s.pending[d.ID] = true
 		s.mu.Unlock()
 	}
+	if err := s.deliver(ctx.Done(), out); err != nil {
+		if err == errGaveUp {
+			return ctx.Err()
+		}
+		return err
+	}
+	return nil
+}
+
+// errGaveUp is deliver's error when its done channel closed first.
+var errGaveUp = errors.New("gave up delivering an event")
+
+// stallError is the cause of a run ended by its stall limit.
+type stallError struct{ after time.Duration }
+
+func (e *stallError) Error() string {
+	return fmt.Sprintf("the caller did not read its events for %v (stallTimeout)", e.after)
+}
+
+func (e *stallError) Is(target error) bool { return target == ErrStalled }
+
+// deliver puts a non-terminal event into the caller's buffer. While the
+// buffer is full it waits, until the caller takes an event, done is closed
+// (errGaveUp), or Config.StallTimeout passes: the run is then stalled, and
+// deliver ends it with a *stallError as the cause, which it returns. The
+// stall clock runs only here, one wait at a time: every event the caller
+// takes lets the waiting one in and starts the next wait afresh.
+func (s *Session) deliver(done <-chan struct{}, ev Event) error {
 	select {
-	case s.events <- out:
+	case s.events <- ev:
 		return nil
 	default:
 	}
+	var stall <-chan time.Time
+	d := s.e.cfg.StallTimeout
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		stall = t.C
+	}
 	select {
-	case s.events <- out:
+	case s.events <- ev:
 		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	case <-done:
+		return errGaveUp
+	case <-stall:
+		err := &stallError{after: d}
+		s.cancel(err)
+		return err
 	}
 }
 
@@ -194,9 +235,9 @@ func (s *Session) run(w *waiter) {
 			if term, err = s.e.runPython(s.ctx, *s.job); err != nil {
 				s.cause = err
 			}
-			s.e.sched.release()
+			s.e.sched.release(w)
 		} else {
-			term = s.runJS()
+			term = s.runJS(w)
 		}
 	}
 	close(s.finished)
@@ -209,6 +250,20 @@ func (s *Session) run(w *waiter) {
 			st = &term.Error.Stats
 		}
 		st.FetchRequests, st.FetchBytes = reqs, bytes
+	}
+	var stall *stallError
+	if errors.As(context.Cause(s.ctx), &stall) {
+		// The caller stopped reading, and the events after the stall were
+		// dropped: whatever the runtime reported since (the worker may
+		// have finished meanwhile), the run ends ABORTED, saying why.
+		var st ipc.Stats
+		if term.Result != nil {
+			st = term.Result.Stats
+		} else {
+			st = term.Error.Stats
+		}
+		term = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeAborted,
+			Message: "the run was aborted: " + stall.Error(), Stats: st}}
 	}
 	queueMs := ms(start.Sub(queued))
 	var ev Event
@@ -273,27 +328,37 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 
 var errAbandoned = errors.New("the run was abandoned")
 
-// runJS runs a JavaScript job and releases its slot. A worker process is
-// killed by the pool when it outlives wall+Grace. In-process there is no
-// process to kill: a step stuck inside one native built-in call (a loop of
-// 2^53 iterations in Array.prototype.indexOf, say) never checks for the
-// interrupt. The run is then abandoned: it ends LIMIT_EXCEEDED (limit
-// "time") for its caller, and its goroutine keeps the slot until the
-// engine's call returns, if ever.
-func (s *Session) runJS() *ipc.Event {
+// runJS runs a JavaScript job and releases its slot. A worker process
+// ends a run it cannot stop at its CPU limit (and exits), and is killed by
+// the pool when it outlives wall+Grace. In-process there is no process to
+// end: a step stuck inside one native built-in call (a loop of 2^53
+// iterations in Array.prototype.indexOf, say) never checks for the
+// interrupt. The run is then abandoned: past its CPU limit (jsrt's
+// OverrunCPU) it ends TIMEOUT (cpuMs, or the limit that stopped it
+// first) for its caller; if its CPU does not get there (the thread is
+// starved, or waits inside the call), at wall+Grace it ends
+// LIMIT_EXCEEDED (limit "time"). Its goroutine keeps the slot, a CPU and
+// the run's memory until the engine's call returns, if ever.
+func (s *Session) runJS(w *waiter) *ipc.Event {
 	if s.e.cfg.Isolation != IsolationInProcess {
-		defer s.e.sched.release()
+		defer s.e.sched.release(w)
 		return s.e.js.Run(s.ctx, *s.job)
 	}
 	done := make(chan *ipc.Event, 1)
+	overrun := make(chan *ipc.Event, 1)
+	job := *s.job
+	job.Overrun = func(ev *ipc.Event) { overrun <- ev } // at most once
 	go func() {
-		done <- s.e.js.Run(s.ctx, *s.job)
-		s.e.sched.release()
+		done <- s.e.js.Run(s.ctx, job)
+		s.e.sched.release(w)
 	}()
 	t := time.NewTimer(time.Duration(s.job.Limits.WallMs)*time.Millisecond + s.e.cfg.Grace)
 	defer t.Stop()
 	select {
 	case term := <-done:
+		return term
+	case term := <-overrun:
+		s.abandoned.Store(true)
 		return term
 	case <-t.C:
 	}

@@ -178,10 +178,9 @@ func TestCloseWaitsForRunsToFinish(t *testing.T) {
 
 func TestSlowReaderSlowsOnlyItsOwnRun(t *testing.T) {
 	const buffer = 4
-	e := newEngine(t, sandbox.Config{PoolSize: 2, EventBuffer: buffer})
-	// The step never ends by itself: a worker process could otherwise
-	// finish it into its pipe while the host waits for the reader.
-	const chatty = "for (let i = 0; ; i++) console.log(i)"
+	// No stall limit (see TestStallTimeout): a run blocked on its reader
+	// waits until its wall limit.
+	e := newEngine(t, sandbox.Config{PoolSize: 2, EventBuffer: buffer, StallTimeout: -1})
 	stuck, err := e.Submit(context.Background(), sandbox.Request{Code: chatty})
 	if err != nil {
 		t.Fatal(err)

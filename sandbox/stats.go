@@ -13,7 +13,8 @@ type Stats struct {
 	CodeMs float64 `json:"codeMs"`
 	// QueueMs is the time the run waited for a free runtime.
 	QueueMs float64 `json:"queueMs"`
-	// HeapMB is the peak guest heap, sampled at each crossing of the bridge.
+	// HeapMB is the peak guest heap: JavaScript's engine allocator (every
+	// allocation is seen), or a Python run process's peak resident set.
 	HeapMB float64 `json:"heapMb"`
 	// DataRequests and DataBytes count the data bridge's use.
 	DataRequests int `json:"dataRequests"`

@@ -93,7 +93,7 @@ var escapes = []attack{
 	{"call, apply, bind, Reflect.apply replaced", `const boom = function () { throw new Error("hijacked") }; Function.prototype.call = boom; Function.prototype.apply = boom; Function.prototype.bind = boom; Reflect.apply = boom; console.log("still", {a: 1}); const v = await dataProxy.request("m", {a: 1}); await new Promise(r => setTimeout(r, 1)); queueMicrotask(() => {}); return v`, nil0, returns(`{"a":1}`).and(events(sandbox.EventConsole, 1))},
 	{"Promise.prototype.then that throws", `Promise.prototype.then = function () { throw new Error("hijacked") }; const v = await dataProxy.request("m", 1); await new Promise(r => setTimeout(r, 1)); return v`, nil0, returns(`1`)},
 	{"Promise.prototype.then that never settles", `Promise.prototype.then = function () {}; return Promise.resolve(1)`, nil0, throws("the step never finished")},
-	{"Promise species getter that throws", `Object.defineProperty(Promise.prototype, "constructor", {get() { throw new Error("species") }}); return 1`, nil0, throws("Error: species")},
+	{"Promise species getter that throws", `Object.defineProperty(Promise.prototype, "constructor", {get() { throw new Error("species") }}); return 1`, nil0, returns(`1`)},
 	{"Promise species constructor", `Promise.prototype.constructor = function Fake(ex) { ex(() => {}, () => {}) }; Promise.prototype.constructor[Symbol.species] = Promise.prototype.constructor; return 1`, nil0, returns(`1`)},
 	{"Array.prototype methods replaced", `for (const m of ["push", "join", "indexOf", "map", "filter", "slice", "pop"]) Array.prototype[m] = function () { throw new Error("hijacked " + m) }; try { console.log([1, 2], {a: 1}) } catch (e) {} throw {code: 7}`, nil0, throws("Uncaught ")},
 	{"Map and Object built-ins replaced", `Map.prototype.get = Map.prototype.set = Map.prototype.delete = Map.prototype.has = () => { throw new Error("hijacked") }; Object.keys = Object.defineProperty = Object.freeze = () => { throw new Error("hijacked") }; const v = await dataProxy.request("m", 2); await new Promise(r => setTimeout(r, 1)); return v`, nil0, returns(`2`)},
@@ -108,9 +108,9 @@ var escapes = []attack{
 	// Symbols.
 	{"Symbol.toPrimitive on a thrown value", `throw {[Symbol.toPrimitive]() { while (true) {} }, toString() { while (true) {} }, valueOf() { while (true) {} }}`, nil0, throws("Uncaught ")},
 	{"Symbol.toPrimitive on the result", `return {[Symbol.toPrimitive]() { while (true) {} }, a: 1}`, nil0, returns(`{"a":1}`)},
-	{"Symbol.hasInstance on Error throws", `Object.defineProperty(Error, Symbol.hasInstance, {value() { throw 1 }}); throw new Error("x")`, nil0, throws("Uncaught [unformattable thrown value]")},
+	{"Symbol.hasInstance on Error throws", `Object.defineProperty(Error, Symbol.hasInstance, {value() { throw 1 }}); throw new Error("x")`, nil0, throws("Error: x")},
 	{"Symbol.hasInstance on Error lies", `Object.defineProperty(Error, Symbol.hasInstance, {value: () => true}); throw 42`, nil0, fails(sandbox.CodeRuntime, "")},
-	{"Symbol.hasInstance on Error loops", `Object.defineProperty(Error, Symbol.hasInstance, {value() { while (true) {} }}); throw new Error("x")`, cpu200, fails(sandbox.CodeTimeout, "cpuMs")},
+	{"Symbol.hasInstance on Error loops", `Object.defineProperty(Error, Symbol.hasInstance, {value() { while (true) {} }}); throw new Error("x")`, cpu200, throws("Error: x")},
 	{"a Symbol as the result", `return Symbol("s")`, nil0, throws("TypeError: the result is not JSON-serializable: symbol")},
 
 	// Bridge arguments that are not JSON: the host only ever gets JSON.

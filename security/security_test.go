@@ -31,6 +31,9 @@ func TestCatalogueNames(t *testing.T) {
 
 func catalogues() map[string][]attack {
 	m := map[string][]attack{"native": nativeLoops, "pyLeftovers": pyLeftovers}
+	for _, pa := range poolAttacks {
+		m["pool/"+pa.name] = pa.rows
+	}
 	for _, sec := range sections(nil) {
 		m[sec.name] = sec.rows
 	}
@@ -105,6 +108,20 @@ func TestPythonLeftovers(t *testing.T) {
 		t.Run(iso.name, func(t *testing.T) {
 			t.Parallel()
 			pythonLeftovers(t, iso)
+		})
+	}
+}
+
+// TestPoolShare runs the pool attacks (share_test.go): one tenant's runs
+// hold slots by not reading their events, by idling or by computing,
+// while another tenant's runs must keep completing; each of the first
+// tenant's runs then ends at the stall limit or its own. Isolations run in
+// parallel, rows one by one.
+func TestPoolShare(t *testing.T) {
+	for _, iso := range isolations {
+		t.Run(iso.name, func(t *testing.T) {
+			t.Parallel()
+			poolShare(t, iso)
 		})
 	}
 }

@@ -72,9 +72,25 @@ type Config struct {
 	// Warm is how many pre-bootstrapped runtimes are kept ready. Zero: 2;
 	// negative: none.
 	Warm int `json:"warm,omitempty"`
+	// TenantSlots is the most slots (of PoolSize) one tenant's runs may hold
+	// at once, and so the same fraction of the queue; its further runs wait,
+	// while other tenants' runs take the free slots (see
+	// sandbox.Config.TenantSlots). Zero: half the pool, rounded up
+	// (sandbox.DefaultTenantSlots), from the first run when two or more
+	// tenants are configured, else from the first run of a second tenant
+	// name (without auth, clients name their tenant). Negative: no share.
+	TenantSlots int `json:"tenantSlots,omitempty"`
 	// EventBuffer is how many events of a run may wait for the client. Zero:
 	// 64.
 	EventBuffer int `json:"eventBuffer,omitempty"`
+	// StallTimeout is how long a run may wait for a client that takes none
+	// of its events: an Execute stream whose client has not taken a message
+	// for this long is reset, and its run ends ABORTED ("the client did not
+	// read its events for 5s"); a run whose events wait unread in a full
+	// EventBuffer ends the same way (see sandbox.Config.StallTimeout). Zero:
+	// sandbox.DefaultStallTimeout (5 s); negative: none. In YAML, a Go
+	// duration such as "5s".
+	StallTimeout time.Duration `json:"stallTimeout,omitempty"`
 	// Plans is the plan catalogue (see sandbox.Config.Plans).
 	Plans map[string]sandbox.Limits `json:"plans,omitempty"`
 	// DefaultPlan is the plan of a request that names none and whose tenant
@@ -268,6 +284,9 @@ func (c Config) Validate() error {
 	if c.EventBuffer < 0 {
 		bad("eventBuffer", "%d is negative", c.EventBuffer)
 	}
+	if c.PoolSize > 0 && c.TenantSlots > c.PoolSize {
+		bad("tenantSlots", "%d is more than poolSize (%d): write -1 for no share", c.TenantSlots, c.PoolSize)
+	}
 	if c.MaxRequestBytes < 0 {
 		bad("maxRequestBytes", "%d is negative", c.MaxRequestBytes)
 	}
@@ -409,26 +428,45 @@ func (c Config) Validate() error {
 }
 
 // EngineConfig returns the sandbox.Config of the engine to serve: the
-// engine fields of c, with Metrics as its Meter.
+// engine fields of c, with Metrics as its Meter. With two or more tenants
+// configured and TenantSlots zero, the engine's TenantSlots is
+// sandbox.DefaultTenantSlots, so that the share applies from the first
+// run.
 func (c Config) EngineConfig() sandbox.Config {
 	ec := sandbox.Config{
-		PoolSize:    c.PoolSize,
-		QueueSize:   c.QueueSize,
-		Warm:        c.Warm,
-		EventBuffer: c.EventBuffer,
-		Caps:        c.Caps,
-		Plans:       c.Plans,
-		DefaultPlan: c.DefaultPlan,
-		Egress:      c.Egress,
-		PlanModules: c.PlanModules,
-		Packages:    c.Packages,
-		Python:      c.Python,
-		Logger:      c.Logger,
+		PoolSize:     c.PoolSize,
+		QueueSize:    c.QueueSize,
+		Warm:         c.Warm,
+		TenantSlots:  c.TenantSlots,
+		EventBuffer:  c.EventBuffer,
+		StallTimeout: c.StallTimeout,
+		Caps:         c.Caps,
+		Plans:        c.Plans,
+		DefaultPlan:  c.DefaultPlan,
+		Egress:       c.Egress,
+		PlanModules:  c.PlanModules,
+		Packages:     c.Packages,
+		Python:       c.Python,
+		Logger:       c.Logger,
 	}
 	if c.Metrics != nil {
 		ec.Meter = c.Metrics
 	}
+	if ec.TenantSlots == 0 && len(c.Tenants) > 1 {
+		ec.TenantSlots = sandbox.DefaultTenantSlots(c.PoolSize)
+	}
 	return ec
+}
+
+// stallTimeout is the stall limit of c's Execute streams; zero means none.
+func (c Config) stallTimeout() time.Duration {
+	switch {
+	case c.StallTimeout == 0:
+		return sandbox.DefaultStallTimeout
+	case c.StallTimeout < 0:
+		return 0
+	}
+	return c.StallTimeout
 }
 
 type namedInt struct {

@@ -143,6 +143,33 @@ func TestValidateNamesEveryField(t *testing.T) {
 	if err := (server.Config{Auth: server.AuthKeys}).Validate(); err == nil || !strings.Contains(err.Error(), "needs at least one tenant") {
 		t.Fatalf("auth keys without tenants: %v", err)
 	}
+	if err := (server.Config{PoolSize: 2, TenantSlots: 3}).Validate(); err == nil || !strings.Contains(err.Error(), "tenantSlots: 3 is more than poolSize (2)") {
+		t.Fatalf("tenantSlots above poolSize: %v", err)
+	}
+}
+
+// TestEngineConfigShare: with two tenants configured, the engine's share
+// applies from the first run; otherwise the engine's own default decides.
+func TestEngineConfigShare(t *testing.T) {
+	two := []server.Tenant{{Name: "a"}, {Name: "b"}}
+	for _, tc := range []struct {
+		name string
+		cfg  server.Config
+		want int
+	}{
+		{"two tenants", server.Config{PoolSize: 4, Tenants: two}, 2},
+		{"two tenants, set", server.Config{PoolSize: 4, TenantSlots: 3, Tenants: two}, 3},
+		{"two tenants, no share", server.Config{PoolSize: 4, TenantSlots: -1, Tenants: two}, -1},
+		{"one tenant", server.Config{PoolSize: 4, Tenants: two[:1]}, 0},
+		{"no tenants", server.Config{PoolSize: 4}, 0},
+	} {
+		if got := tc.cfg.EngineConfig().TenantSlots; got != tc.want {
+			t.Errorf("%s: the engine's TenantSlots is %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	if got := (server.Config{StallTimeout: time.Second}).EngineConfig().StallTimeout; got != time.Second {
+		t.Errorf("the engine's StallTimeout is %v, want 1s", got)
+	}
 }
 
 func TestApplyEnv(t *testing.T) {
@@ -151,12 +178,15 @@ func TestApplyEnv(t *testing.T) {
 		"STEPBOX_POOL_SIZE":     "3",
 		"STEPBOX_DRAIN_TIMEOUT": "5s",
 		"STEPBOX_LOG_LEVEL":     "debug",
+		"STEPBOX_TENANT_SLOTS":  "2",
+		"STEPBOX_STALL_TIMEOUT": "2s",
 	}
 	c := server.Config{Listen: "127.0.0.1:1", PoolSize: 1}
 	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil {
 		t.Fatal(err)
 	}
-	if c.Listen != "127.0.0.1:9999" || c.PoolSize != 3 || c.DrainTimeout != 5*time.Second || c.LogLevel != "debug" {
+	if c.Listen != "127.0.0.1:9999" || c.PoolSize != 3 || c.DrainTimeout != 5*time.Second || c.LogLevel != "debug" ||
+		c.TenantSlots != 2 || c.StallTimeout != 2*time.Second {
 		t.Fatalf("%+v", c)
 	}
 	env = map[string]string{"STEPBOX_POOL_SIZE": "many", "STEPBOX_DRAIN_TIMEOUT": "soon"}

@@ -267,6 +267,12 @@ var envVars = []struct {
 	{"STEPBOX_POOL_SIZE", "poolSize", func(c *Config, v string) error { return setInt(&c.PoolSize, v) }},
 	{"STEPBOX_QUEUE_SIZE", "queueSize", func(c *Config, v string) error { return setInt(&c.QueueSize, v) }},
 	{"STEPBOX_WARM", "warm", func(c *Config, v string) error { return setInt(&c.Warm, v) }},
+	{"STEPBOX_TENANT_SLOTS", "tenantSlots", func(c *Config, v string) error { return setInt(&c.TenantSlots, v) }},
+	{"STEPBOX_STALL_TIMEOUT", "stallTimeout", func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		c.StallTimeout = d
+		return err
+	}},
 	{"STEPBOX_DEFAULT_PLAN", "defaultPlan", func(c *Config, v string) error { c.DefaultPlan = v; return nil }},
 	{"STEPBOX_MAX_REQUEST_BYTES", "maxRequestBytes", func(c *Config, v string) error {
 		n, err := strconv.ParseInt(v, 10, 64)

@@ -297,7 +297,9 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 	maxBytes := s.cfg.MaxRequestBytes
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/Execute") {
-			next.ServeHTTP(w, r)
+			// The stream's stall limit resets it through its ResponseWriter.
+			ctx := context.WithValue(r.Context(), responseKey{}, http.NewResponseController(w))
+			next.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
 		if r.ContentLength > maxBytes && !strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc") {

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -320,7 +322,9 @@ func (v *service) Execute(ctx context.Context, stream *connect.BidiStream[pb.Exe
 	}
 	id := r.sess.ID()
 	stream.ResponseHeader().Set(RunIDHeader, id)
-	sendErr := stream.Send(&pb.ExecuteResponse{RunId: id}) // accepted
+	out := &sender{stream: stream, run: r, after: v.s.cfg.stallTimeout()}
+	out.rc, _ = ctx.Value(responseKey{}).(*http.ResponseController)
+	sendErr := out.send(&pb.ExecuteResponse{RunId: id}) // accepted
 	if sendErr != nil {
 		r.sess.Abort()
 	}
@@ -339,8 +343,12 @@ func (v *service) Execute(ctx context.Context, stream *connect.BidiStream[pb.Exe
 		if sendErr != nil {
 			continue // drain: the run ends aborted
 		}
-		if sendErr = stream.Send(&pb.ExecuteResponse{RunId: id, Event: wire.EventToProto(ev)}); sendErr != nil {
-			r.log.Info("client gone: aborting the run", slog.String(fieldError, sendErr.Error()))
+		if sendErr = out.send(&pb.ExecuteResponse{RunId: id, Event: wire.EventToProto(ev)}); sendErr != nil {
+			if out.stalled {
+				r.log.Info("client stopped reading: the stream was reset and the run aborted", slog.String("stallTimeout", out.after.String()))
+			} else {
+				r.log.Info("client gone: aborting the run", slog.String(fieldError, sendErr.Error()))
+			}
 			r.sess.Abort()
 		}
 	}
@@ -349,6 +357,56 @@ func (v *service) Execute(ctx context.Context, stream *connect.BidiStream[pb.Exe
 		return connect.NewError(connect.CodeInvalidArgument, end)
 	}
 	return sendErr
+}
+
+// responseKey is the context key of an Execute stream's
+// *http.ResponseController.
+type responseKey struct{}
+
+// clientStallError is the cause of a run whose Execute client stopped
+// taking messages.
+type clientStallError struct{ after time.Duration }
+
+func (e *clientStallError) Error() string {
+	return fmt.Sprintf("the client did not read its events for %v (stallTimeout)", e.after)
+}
+
+func (e *clientStallError) Is(target error) bool { return target == sandbox.ErrStalled }
+
+// sender sends an Execute stream's messages under the stall limit. HTTP/2
+// flow control blocks a Send once the client has stopped taking messages
+// and its window is full; a Send blocked for the stall limit ends the run
+// (ABORTED, "the client did not read its events") and resets the stream,
+// so that neither the run's slot nor this handler waits for the client.
+// Without a stall limit, or where the ResponseWriter cannot take a
+// deadline, a Send waits as long as the client; the engine's own stall
+// limit still ends the run once its event buffer is full.
+type sender struct {
+	stream  *connect.BidiStream[pb.ExecuteRequest, pb.ExecuteResponse]
+	run     *run
+	rc      *http.ResponseController // nil: none
+	after   time.Duration            // zero: no stall limit
+	stalled bool                     // a Send was cut off at the stall limit
+}
+
+func (o *sender) send(m *pb.ExecuteResponse) error {
+	if o.after <= 0 || o.rc == nil {
+		return o.stream.Send(m)
+	}
+	fired := make(chan struct{})
+	t := time.AfterFunc(o.after, func() {
+		defer close(fired)
+		o.stalled = true // read after fired is closed
+		o.run.cancel(&clientStallError{after: o.after})
+		// A deadline in the past resets the stream at once: the blocked
+		// Send returns.
+		_ = o.rc.SetWriteDeadline(time.Unix(1, 0))
+	})
+	err := o.stream.Send(m)
+	if !t.Stop() {
+		<-fired
+	}
+	return err
 }
 
 // readClient applies the client's data responses and abort to the run

@@ -39,7 +39,9 @@
 //	    │                       ...                        │
 //	    │── abort {runId, reason}  (ctx ended) ───────────▶│ cancels the run
 //	    │◀─────────── terminal {runId, result|error} ──────│ exactly one per run
-//	    │                                                  │ idle again
+//	    │                                                  │ idle again (or, marked
+//	    │                                                  │ exiting, it exits: it
+//	    │                                                  │ could not stop the VM)
 //	    │── execute {runId+1, ...} ───────────────────────▶│
 //	    │                       ...                        │
 //	    │── modules {runId, limits, modules, deadlineMs} ─▶│ a module session: the
@@ -53,6 +55,7 @@
 //
 // What ends a run on the host side, besides its terminal frame:
 //
+//	a terminal marked exiting        SIGKILL the worker (it exits anyway); the run keeps its outcome
 //	no terminal by wallMs + Grace    SIGKILL the worker; LIMIT_EXCEEDED, limit "time"
 //	no terminal by abort + Grace     SIGKILL the worker; ABORTED
 //	the worker exits or is killed    CRASHED with the exit status or signal

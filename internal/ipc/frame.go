@@ -16,10 +16,11 @@ import (
 // a worker are normally the same binary, but a binary replaced on disk
 // between two re-executions is not. Version 2 added module sessions
 // (modules, call and return frames); version 3 the started frame; version
-// 4 the payload after the header (EncodeFrame); version 5 Python runs in
-// the worker (execute's language, the zygote frame, terminal's retire) and
-// dropped module sessions.
-const ProtocolVersion = 5
+// 4 the payload after the header (EncodeFrame); version 5 a terminal
+// frame's Exiting; version 6 Python runs in the worker (execute's
+// language, the zygote frame, terminal's retire) and dropped module
+// sessions.
+const ProtocolVersion = 6
 
 // DefaultMaxFrameBytes is the largest frame body accepted when the reader is
 // given no limit: 64 MiB. A frame carries one event, so a run's result, a
@@ -90,6 +91,11 @@ type Frame struct {
 	// after this run, and says why (its zygote could not prove that what
 	// the run left is gone, say). The run's outcome stands.
 	Retire string `json:"retire,omitempty"`
+	// Exiting, on a terminal frame only, says that the worker exits after
+	// it: it could not stop the run's VM (a step stuck in one native call
+	// past its CPU limit), so it ended the run itself and takes no other.
+	// The host replaces it at once.
+	Exiting bool `json:"exiting,omitempty"`
 }
 
 // Hello is the handshake. The host sends its hello first, with the
@@ -213,6 +219,9 @@ func (f *Frame) Check() error {
 	}
 	if optionalRetire {
 		want.retire = got.retire
+	}
+	if f.Exiting && f.Type != FrameTerminal {
+		return bad("%s frame marked exiting", f.Type)
 	}
 	if got != want {
 		return bad("fields do not match the type (runId=%t seq=%t hello=%t execute=%t event=%t reply=%t abort=%t zygote=%t retire=%t)",

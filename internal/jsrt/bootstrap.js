@@ -3,12 +3,41 @@
 // on, removes the raw host entry point from the global object, installs the
 // guest API (input, dataProxy, reportStatus, console, timers, fetch) and
 // evaluates to the dispatch function the host drives the run with. The module
-// objects (duckdb, glpk) and the package table are built here too, but become
-// globals only in a run that asks for them.
+// objects (duckdb, glpk) and the package table are built only for a run
+// that asks for them, and become its globals.
 //
 // Every function here is named __sbx_* so that stack traces can drop the
 // bootstrap's own frames; user code is compiled by the AsyncFunction
 // constructor and its frames are the ones named "<input>".
+//
+// The step owns its globals: it may replace any built-in method or getter,
+// redirect Symbol.species, plant setters and toJSON on the prototypes. What
+// the bridge does while a step runs must not depend on any of that, nor let
+// the step see it happen. So, outside the boot itself (which runs before any
+// step exists):
+//
+//   - every built-in is one captured here and called through the captured
+//     Reflect.apply: never looked up on a prototype, never through .call;
+//   - no for-of, spread or array destructuring (they use
+//     Array.prototype[Symbol.iterator] and the iterators' next; the one
+//     generator, behind Headers' iterators, is driven by the step's own
+//     calls of next), no template literal, no instanceof
+//     (Symbol.hasInstance), no `await` and no async function (await reads
+//     a promise's constructor and then);
+//   - no .then on a promise the step can reach and no array method that
+//     makes an array (both look up constructor and Symbol.species); the
+//     bridge's promises are made with the captured constructor and settled
+//     with their resolve functions; the one promise it chains on, the
+//     step's own, gets an own constructor of undefined first;
+//   - arrays and objects the bridge fills or serializes for itself have no
+//     prototype (no inherited setter or toJSON), and it formats text by
+//     concatenation.
+//
+// What the bridge still reads of the step are the step's own values, as
+// their meaning requires: JSON.stringify of a result or payload (with its
+// toJSON), the properties of what console prints, the toString of a
+// header value. And resolving a promise with an object looks up the
+// object's then, as every promise does.
 "use strict";
 (function __sbx_boot(global) {
   const host = global.__sbx_host;
@@ -16,28 +45,62 @@
   const readRows = global.__sbx_rows; // (array) -> whether the host read it for the next duckdb.load
   delete global.__sbx_rows;
 
+  const ReflectApply = Reflect.apply;
+  const ReflectConstruct = Reflect.construct;
   const JSONstringify = JSON.stringify;
   const JSONparse = JSON.parse;
+  const ObjectPrototype = Object.prototype;
   const ObjectKeys = Object.keys;
+  const ObjectEntries = Object.entries;
   const ObjectFreeze = Object.freeze;
+  const ObjectHasOwn = Object.hasOwn;
   const ObjectDefineProperty = Object.defineProperty;
+  const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
   const ObjectGetPrototypeOf = Object.getPrototypeOf;
-  const ObjectPrototypeToString = Object.prototype.toString;
+  const ObjectSetPrototypeOf = Object.setPrototypeOf;
   const ArrayIsArray = Array.isArray;
   const StringCtor = String;
+  const StringFromCharCode = String.fromCharCode;
+  const StringSlice = String.prototype.slice;
+  const StringIndexOf = String.prototype.indexOf;
+  const StringCharCodeAt = String.prototype.charCodeAt;
+  const StringToLowerCase = String.prototype.toLowerCase;
   const PromiseCtor = Promise;
-  const PromiseResolve = Promise.resolve.bind(Promise);
   const PromiseThen = Promise.prototype.then;
+  const PromiseResolve = Promise.resolve;
+  const PromiseReject = Promise.reject;
   const ErrorCtor = Error;
+  const ErrorPrototype = Error.prototype;
+  const ErrorPrototypeToString = Error.prototype.toString;
   const TypeErrorCtor = TypeError;
-  const RangeErrorCtor = RangeError;
-  const ReflectApply = Reflect.apply;
   const MapCtor = Map;
+  const MapPrototype = Map.prototype;
   const MapGet = Map.prototype.get;
   const MapSet = Map.prototype.set;
   const MapDelete = Map.prototype.delete;
   const MapHas = Map.prototype.has;
+  const MapForEach = Map.prototype.forEach;
+  const SetPrototype = Set.prototype;
+  const SetForEach = Set.prototype.forEach;
+  const DatePrototype = Date.prototype;
+  const DateToISOString = Date.prototype.toISOString;
+  const Uint8ArrayCtor = Uint8Array;
+  const ArrayBufferIsView = ArrayBuffer.isView;
+  const SymbolCtor = Symbol;
+  const SymbolIterator = Symbol.iterator;
   const AsyncFunction = (async function () {}).constructor;
+  function __sbx_getter(o, k) { return ObjectGetOwnPropertyDescriptor(o, k).get; }
+  const MapSize = __sbx_getter(MapPrototype, "size");
+  const SetSize = __sbx_getter(SetPrototype, "size");
+  const ArrayBufferByteLength = __sbx_getter(ArrayBuffer.prototype, "byteLength");
+  const TypedArrayPrototype = ObjectGetPrototypeOf(Uint8Array.prototype);
+  const TypedArrayBuffer = __sbx_getter(TypedArrayPrototype, "buffer");
+  const TypedArrayByteOffset = __sbx_getter(TypedArrayPrototype, "byteOffset");
+  const TypedArrayByteLength = __sbx_getter(TypedArrayPrototype, "byteLength");
+  const TypedArrayLength = __sbx_getter(TypedArrayPrototype, "length");
+  const DataViewBuffer = __sbx_getter(DataView.prototype, "buffer");
+  const DataViewByteOffset = __sbx_getter(DataView.prototype, "byteOffset");
+  const DataViewByteLength = __sbx_getter(DataView.prototype, "byteLength");
 
   // The bootstrap never calls a method through .call: a step may replace
   // Function.prototype.call, and would then be handed the bootstrap's maps.
@@ -45,15 +108,85 @@
   function mapSet(m, k, v) { ReflectApply(MapSet, m, [k, v]); }
   function mapDelete(m, k) { ReflectApply(MapDelete, m, [k]); }
   function mapHas(m, k) { return ReflectApply(MapHas, m, [k]); }
-  function then(p, ok, fail) { return ReflectApply(PromiseThen, p, [ok, fail]); }
+
+  // __sbx_list returns an array of the bridge's own, with no prototype:
+  // writing list[list.length] never meets a setter, JSON.stringify never a
+  // toJSON, of the step's.
+  function __sbx_list() { return ObjectSetPrototypeOf([], null); }
+
+  // Promises: made by the captured constructor, never looked up. Only call
+  // these with values that are not promises (PromiseResolve would read a
+  // promise's constructor).
+  function __sbx_resolved(v) { return ReflectApply(PromiseResolve, PromiseCtor, [v]); }
+  function __sbx_rejected(e) { return ReflectApply(PromiseReject, PromiseCtor, [e]); }
+  // A promise the bootstrap chains on gets an own constructor of undefined:
+  // then() then makes its promise with %Promise% and reads neither the
+  // prototype's constructor nor Symbol.species (SpeciesConstructor).
+  const NO_SPECIES = ObjectFreeze({ __proto__: null, value: undefined });
+  let resolved; // a fulfilled promise of the bootstrap's, for queueMicrotask, made on first use
+
+  // __sbx_isError is `v instanceof Error` without Error[Symbol.hasInstance],
+  // which the step may define.
+  function __sbx_isError(v) {
+    if (v === null || (typeof v !== "object" && typeof v !== "function")) return false;
+    for (let p = ObjectGetPrototypeOf(v); p !== null; p = ObjectGetPrototypeOf(p)) {
+      if (p === ErrorPrototype) return true;
+    }
+    return false;
+  }
+
+  // The host reads an exception that reaches it (an interrupt's, the
+  // engine's out of memory) by converting it to a string and reading its
+  // name, message, stack and position, through the prototype chain:
+  // InternalError's own properties keep that from reaching the step's
+  // replacements on Error.prototype or Object.prototype. The bootstrap
+  // catches every other exception itself (see __sbx_dispatch).
+  {
+    const p = InternalError.prototype;
+    const keep = { __proto__: null, writable: false, enumerable: false, configurable: false };
+    ObjectDefineProperty(p, "name", keep);
+    ObjectDefineProperty(p, "message", keep);
+    const own = { __proto__: null, value: undefined, writable: false, enumerable: false, configurable: false };
+    ObjectDefineProperty(p, SymbolCtor.toPrimitive, own);
+    own.value = ErrorPrototypeToString;
+    ObjectDefineProperty(p, "toString", own);
+    own.value = undefined;
+    ObjectDefineProperty(p, "stack", own);
+    ObjectDefineProperty(p, "lineNumber", own);
+    ObjectDefineProperty(p, "columnNumber", own);
+    ObjectDefineProperty(p, "fileName", own);
+  }
+
+  // A FinalizationRegistry's cleanup runs as a job; one that throws would
+  // hand its exception to the host's job loop, which reads it (toString and
+  // getters) and ignores it. The cleanup is wrapped so that nothing leaves
+  // it: the step gets the same (no one sees its exception).
+  {
+    const FinalizationRegistryCtor = global.FinalizationRegistry;
+    const FinalizationRegistryPrototype = FinalizationRegistryCtor.prototype;
+    const FinalizationRegistry = function FinalizationRegistry(cleanup) {
+      if (new.target === undefined) throw new TypeErrorCtor("FinalizationRegistry must be called with new");
+      if (typeof cleanup !== "function") throw new TypeErrorCtor("FinalizationRegistry: the cleanup must be a function");
+      return ReflectConstruct(FinalizationRegistryCtor, [function __sbx_cleanup(held) {
+        try { ReflectApply(cleanup, undefined, [held]); } catch (_) {}
+      }], new.target);
+    };
+    ObjectDefineProperty(FinalizationRegistry, "prototype", { __proto__: null, value: FinalizationRegistryPrototype, writable: false });
+    ObjectDefineProperty(FinalizationRegistryPrototype, "constructor", { __proto__: null, value: FinalizationRegistry, writable: true, configurable: true });
+    ObjectDefineProperty(global, "FinalizationRegistry", { __proto__: null, value: FinalizationRegistry, writable: true, configurable: true });
+  }
 
   // TypeScript's "using" declarations compile to helpers that look for
   // these well-known symbols, which QuickJS does not define.
-  const SymbolCtor = Symbol;
   if (SymbolCtor.dispose === undefined) ObjectDefineProperty(SymbolCtor, "dispose", { value: SymbolCtor.for("Symbol.dispose") });
   if (SymbolCtor.asyncDispose === undefined) ObjectDefineProperty(SymbolCtor, "asyncDispose", { value: SymbolCtor.for("Symbol.asyncDispose") });
 
-  const pending = new MapCtor(); // request id -> [resolve, reject, isFetch, moduleError]
+  // pending: request id -> [resolve, reject, kind, moduleError, shape]
+  const pending = new MapCtor();
+  const KIND_DATA = 0, KIND_FETCH = 1, KIND_MODULE = 2;
+  // What a module call's promise resolves to: the reply, undefined, or a
+  // Database with the reply's handle.
+  const AS_IS = 0, AS_UNDEFINED = 1, AS_DATABASE = 2;
   const timers = new MapCtor(); // timer id -> [fn, args, intervalMs]
 
   const MAX_FORMAT = 64 * 1024; // characters of one formatted console argument
@@ -83,89 +216,118 @@
     return text;
   }
 
+  // __sbx_format formats a console argument; seen is the chain of the
+  // objects being formatted around it ({ v, up }).
   function __sbx_format(v, depth, seen) {
     const t = typeof v;
     if (t === "string") return depth === 0 ? v : JSONstringify(v);
     if (t === "number" || t === "boolean" || v === undefined || v === null) return StringCtor(v);
     if (t === "bigint") return StringCtor(v) + "n";
-    if (t === "symbol") return v.toString();
+    if (t === "symbol") return StringCtor(v);
     if (t === "function") return "[Function: " + (v.name || "(anonymous)") + "]";
-    if (seen.indexOf(v) >= 0) return "[Circular]";
-    if (v instanceof ErrorCtor) {
-      const stack = typeof v.stack === "string" ? __sbx_userStack(v.stack) : "";
+    for (let s = seen; s !== null; s = s.up) {
+      if (s.v === v) return "[Circular]";
+    }
+    if (__sbx_isError(v)) {
+      const raw = v.stack;
+      const stack = typeof raw === "string" ? __sbx_userStack(raw) : "";
       return StringCtor(v.name) + ": " + StringCtor(v.message) + (stack ? "\n" + stack : "");
     }
     if (depth > 4) return ArrayIsArray(v) ? "[Array]" : "[Object]";
-    seen.push(v);
-    let out;
+    const inner = { __proto__: null, v: v, up: seen };
     if (ArrayIsArray(v)) {
-      const parts = [];
+      let out = "";
       let size = 0;
       for (let i = 0; i < v.length; i++) {
-        if (i >= 100 || size > MAX_FORMAT) { parts.push("... " + (v.length - i) + " more items"); break; }
-        const s = __sbx_format(v[i], depth + 1, seen);
+        if (i >= 100 || size > MAX_FORMAT) { out += (i > 0 ? ", " : "") + "... " + (v.length - i) + " more items"; break; }
+        const s = __sbx_format(v[i], depth + 1, inner);
         size += s.length;
-        parts.push(s);
+        out += (i > 0 ? ", " : "") + s;
       }
-      out = "[ " + parts.join(", ") + " ]";
-      if (parts.length === 0) out = "[]";
-    } else {
-      const tag = ReflectApply(ObjectPrototypeToString, v, []);
-      if (tag === "[object Date]") { seen.pop(); return v.toISOString ? v.toISOString() : StringCtor(v); }
-      if (tag === "[object Map]" || tag === "[object Set]") {
-        out = tag.slice(8, -1) + "(" + v.size + ") " + __sbx_format(ArrayFrom(v), depth + 1, seen);
-      } else {
-        const keys = ObjectKeys(v);
-        const parts = [];
-        let size = 0;
-        for (let i = 0; i < keys.length; i++) {
-          if (i >= 100 || size > MAX_FORMAT) { parts.push("... " + (keys.length - i) + " more keys"); break; }
-          const k = keys[i];
-          const s = k + ": " + __sbx_format(v[k], depth + 1, seen);
-          size += s.length;
-          parts.push(s);
+      return out === "" ? "[]" : "[ " + out + " ]";
+    }
+    // Dates, Maps and Sets by their prototypes, not by Symbol.toStringTag.
+    for (let p = ObjectGetPrototypeOf(v); p !== null && p !== ObjectPrototype; p = ObjectGetPrototypeOf(p)) {
+      if (p === DatePrototype) return ReflectApply(DateToISOString, v, []);
+      if (p === MapPrototype || p === SetPrototype) {
+        const items = __sbx_list();
+        let size;
+        if (p === MapPrototype) {
+          size = ReflectApply(MapSize, v, []);
+          ReflectApply(MapForEach, v, [function __sbx_entry(value, key) { items[items.length] = [key, value]; }]);
+        } else {
+          size = ReflectApply(SetSize, v, []);
+          ReflectApply(SetForEach, v, [function __sbx_entry(value) { items[items.length] = value; }]);
         }
-        out = parts.length === 0 ? "{}" : "{ " + parts.join(", ") + " }";
+        return (p === MapPrototype ? "Map(" : "Set(") + size + ") " + __sbx_format(items, depth + 1, inner);
       }
     }
-    seen.pop();
-    return out;
+    const keys = ObjectKeys(v);
+    let out = "";
+    let size = 0;
+    for (let i = 0; i < keys.length; i++) {
+      if (i >= 100 || size > MAX_FORMAT) { out += (i > 0 ? ", " : "") + "... " + (keys.length - i) + " more keys"; break; }
+      const k = keys[i];
+      const s = k + ": " + __sbx_format(v[k], depth + 1, inner);
+      size += s.length;
+      out += (i > 0 ? ", " : "") + s;
+    }
+    return out === "" ? "{}" : "{ " + out + " }";
   }
-  const ArrayFrom = Array.from;
 
   // __sbx_userStack rewrites a stack trace as the host's RewriteStack does:
   // the bootstrap's frames dropped, the step's named step.js with the
   // user's line numbers (the AsyncFunction header is two lines).
-  const StringSplit = String.prototype.split;
-  const StringReplace = String.prototype.replace;
-  const StringIncludes = String.prototype.includes;
-  const ArrayJoin = Array.prototype.join;
-  const ArrayPush = Array.prototype.push;
-  const userLoc = /<input>:(\d+)/g;
   function __sbx_userStack(stack) {
-    const out = [];
-    const lines = ReflectApply(StringSplit, stack, ["\n"]);
-    for (let i = 0; i < lines.length; i++) {
-      const line = lines[i];
-      if (line === "" || ReflectApply(StringIncludes, line, ["<eval>"])) continue;
-      ReflectApply(ArrayPush, out, [ReflectApply(StringReplace, line, [userLoc, function __sbx_loc(_, n) { return "step.js:" + (n - 2); }])]);
+    let out = "";
+    for (let start = 0; start <= stack.length;) {
+      let end = ReflectApply(StringIndexOf, stack, ["\n", start]);
+      if (end < 0) end = stack.length;
+      const line = ReflectApply(StringSlice, stack, [start, end]);
+      start = end + 1;
+      if (line === "" || ReflectApply(StringIndexOf, line, ["<eval>", 0]) >= 0) continue;
+      out += (out === "" ? "" : "\n") + __sbx_relocate(line);
     }
-    return ReflectApply(ArrayJoin, out, ["\n"]);
+    return out;
+  }
+
+  // __sbx_relocate replaces each "<input>:N" of line by "step.js:N-2".
+  function __sbx_relocate(line) {
+    let out = "";
+    let from = 0;
+    for (;;) {
+      const at = ReflectApply(StringIndexOf, line, ["<input>:", from]);
+      if (at < 0) break;
+      let j = at + 8;
+      let n = 0;
+      for (; j < line.length; j++) {
+        const c = ReflectApply(StringCharCodeAt, line, [j]);
+        if (c < 48 || c > 57) break;
+        n = n * 10 + (c - 48);
+      }
+      if (j === at + 8) { // no line number: not a location
+        out += ReflectApply(StringSlice, line, [from, j]);
+      } else {
+        out += ReflectApply(StringSlice, line, [from, at]) + "step.js:" + (n - 2);
+      }
+      from = j;
+    }
+    return out + ReflectApply(StringSlice, line, [from, line.length]);
   }
 
   function __sbx_formatArgs(args) {
-    const parts = [];
+    let out = "";
     for (let i = 0; i < args.length; i++) {
       let s;
       try {
-        s = __sbx_format(args[i], 0, []);
+        s = __sbx_format(args[i], 0, null);
       } catch (e) {
         s = "[unformattable value]";
       }
-      if (s.length > MAX_FORMAT) s = s.slice(0, MAX_FORMAT) + "...";
-      parts.push(s);
+      if (s.length > MAX_FORMAT) s = ReflectApply(StringSlice, s, [0, MAX_FORMAT]) + "...";
+      out += (i > 0 ? " " : "") + s;
     }
-    return parts.join(" ");
+    return out;
   }
 
   function __sbx_console(level) {
@@ -185,20 +347,20 @@
 
   function __sbx_request(method, params) {
     if (typeof method !== "string") {
-      return PromiseCtor.reject(new TypeErrorCtor("dataProxy.request: method must be a string"));
+      return __sbx_rejected(new TypeErrorCtor("dataProxy.request: method must be a string"));
     }
     let text;
     try {
       text = params === undefined ? "null" : __sbx_json(params, "dataProxy.request params");
     } catch (e) {
-      return PromiseCtor.reject(e);
+      return __sbx_rejected(e);
     }
     // The Error a refused request rejects with is made when the refusal
     // arrives: capturing a stack per request would cost a tenth of the
     // round trip.
     const id = host("request", method, text);
     return new PromiseCtor(function __sbx_pending(resolve, reject) {
-      mapSet(pending, id, [resolve, reject, false]);
+      mapSet(pending, id, [resolve, reject, KIND_DATA]);
     });
   }
 
@@ -225,56 +387,73 @@
 
   // ---- fetch: relayed to the host's FetchProxy ----------------------------
 
-  const Uint8ArrayCtor = Uint8Array;
-  const ArrayBufferCtor = ArrayBuffer;
-  const ArrayBufferIsView = ArrayBuffer.isView;
-  const StringFromCharCode = String.fromCharCode;
-  const StringToLowerCase = String.prototype.toLowerCase;
-  const StringCharCodeAt = String.prototype.charCodeAt;
-  const ObjectEntries = Object.entries;
-  const SymbolIterator = Symbol.iterator;
   const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  // __sbx_b64value is the 6 bits of a base64 character code, -1 for none
+  // (computed: a table made at boot would cost every VM its first typed
+  // array).
+  function __sbx_b64value(c) {
+    if (c >= 65 && c <= 90) return c - 65;
+    if (c >= 97 && c <= 122) return c - 71;
+    if (c >= 48 && c <= 57) return c + 4;
+    return c === 43 ? 62 : c === 47 ? 63 : -1;
+  }
 
   function __sbx_lower(s) { return ReflectApply(StringToLowerCase, StringCtor(s), []); }
 
   function __sbx_b64encode(bytes) {
+    const len = ReflectApply(TypedArrayLength, bytes, []);
     let out = "";
-    for (let i = 0; i < bytes.length; i += 3) {
+    for (let i = 0; i < len; i += 3) {
       const n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
       out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] +
-        (i + 1 < bytes.length ? B64[(n >> 6) & 63] : "=") + (i + 2 < bytes.length ? B64[n & 63] : "=");
+        (i + 1 < len ? B64[(n >> 6) & 63] : "=") + (i + 2 < len ? B64[n & 63] : "=");
     }
     return out;
   }
+  // __sbx_b64decode skips what is not base64 (padding, line breaks).
   function __sbx_b64decode(s) {
-    const out = [];
-    let buf = 0, bits = 0;
+    let valid = 0;
     for (let i = 0; i < s.length; i++) {
-      const c = B64.indexOf(s[i]);
-      if (c < 0) continue;
-      buf = (buf << 6) | c; bits += 6;
-      if (bits >= 8) { bits -= 8; out.push((buf >> bits) & 255); }
+      if (__sbx_b64value(ReflectApply(StringCharCodeAt, s, [i])) >= 0) valid++;
     }
-    return new Uint8ArrayCtor(out);
+    const out = new Uint8ArrayCtor((valid * 6) >> 3);
+    let buf = 0, bits = 0, k = 0;
+    for (let i = 0; i < s.length; i++) {
+      const v = __sbx_b64value(ReflectApply(StringCharCodeAt, s, [i]));
+      if (v < 0) continue;
+      buf = ((buf << 6) | v) & 0xffffff; bits += 6;
+      if (bits >= 8) { bits -= 8; out[k++] = (buf >> bits) & 255; }
+    }
+    return out;
   }
   function __sbx_utf8encode(str) {
-    const out = [];
+    let n = 0;
+    for (let i = 0; i < str.length; i++) {
+      const c = ReflectApply(StringCharCodeAt, str, [i]);
+      if (c < 0x80) n += 1;
+      else if (c < 0x800) n += 2;
+      else if (c >= 0xd800 && c < 0xdc00 && i + 1 < str.length && (ReflectApply(StringCharCodeAt, str, [i + 1]) & 0xfc00) === 0xdc00) { n += 4; i++; }
+      else n += 3;
+    }
+    const out = new Uint8ArrayCtor(n);
+    let k = 0;
     for (let i = 0; i < str.length; i++) {
       let c = ReflectApply(StringCharCodeAt, str, [i]);
       if (c >= 0xd800 && c < 0xdc00 && i + 1 < str.length) {
         const d = ReflectApply(StringCharCodeAt, str, [i + 1]);
         if (d >= 0xdc00 && d < 0xe000) { c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); i++; }
       }
-      if (c < 0x80) out.push(c);
-      else if (c < 0x800) out.push(0xc0 | (c >> 6), 0x80 | (c & 63));
-      else if (c < 0x10000) out.push(0xe0 | (c >> 12), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
-      else out.push(0xf0 | (c >> 18), 0x80 | ((c >> 12) & 63), 0x80 | ((c >> 6) & 63), 0x80 | (c & 63));
+      if (c < 0x80) out[k++] = c;
+      else if (c < 0x800) { out[k++] = 0xc0 | (c >> 6); out[k++] = 0x80 | (c & 63); }
+      else if (c < 0x10000) { out[k++] = 0xe0 | (c >> 12); out[k++] = 0x80 | ((c >> 6) & 63); out[k++] = 0x80 | (c & 63); }
+      else { out[k++] = 0xf0 | (c >> 18); out[k++] = 0x80 | ((c >> 12) & 63); out[k++] = 0x80 | ((c >> 6) & 63); out[k++] = 0x80 | (c & 63); }
     }
-    return new Uint8ArrayCtor(out);
+    return out;
   }
   function __sbx_utf8decode(b) {
+    const len = ReflectApply(TypedArrayLength, b, []);
     let out = "";
-    for (let i = 0; i < b.length;) {
+    for (let i = 0; i < len;) {
       const c = b[i];
       let cp = 0xfffd, n = 1;
       if (c < 0x80) { cp = c; }
@@ -288,38 +467,144 @@
     return out;
   }
 
-  class Headers {
-    #list = []; // [lower-case name, value]
-    constructor(init) {
-      if (init === undefined || init === null) return;
-      if (init instanceof Headers) { for (const [k, v] of init) this.append(k, v); return; }
-      if (typeof init[SymbolIterator] === "function") { for (const pair of init) this.append(pair[0], pair[1]); return; }
-      for (const [k, v] of ObjectEntries(init)) this.append(k, v);
+  // __sbx_is tells an ArrayBuffer (ArrayBufferByteLength) or a Map
+  // (MapSize) by its internal slot: whether the getter takes v.
+  function __sbx_is(getter, v) {
+    try {
+      ReflectApply(getter, v, []);
+      return true;
+    } catch (_) {
+      return false;
     }
-    append(name, value) { this.#list.push([__sbx_lower(name), StringCtor(value)]); }
-    set(name, value) { this.delete(name); this.append(name, value); }
-    delete(name) { const n = __sbx_lower(name); this.#list = this.#list.filter(function __sbx_keep(p) { return p[0] !== n; }); }
-    get(name) {
-      const n = __sbx_lower(name);
-      const vs = [];
-      for (const p of this.#list) if (p[0] === n) vs.push(p[1]);
-      return vs.length === 0 ? null : vs.join(", ");
+  }
+  // __sbx_viewBytes returns the bytes a typed array or DataView views.
+  function __sbx_viewBytes(v) {
+    let buffer, offset, length;
+    try {
+      buffer = ReflectApply(TypedArrayBuffer, v, []);
+      offset = ReflectApply(TypedArrayByteOffset, v, []);
+      length = ReflectApply(TypedArrayByteLength, v, []);
+    } catch (_) {
+      buffer = ReflectApply(DataViewBuffer, v, []);
+      offset = ReflectApply(DataViewByteOffset, v, []);
+      length = ReflectApply(DataViewByteLength, v, []);
     }
-    has(name) { return this.get(name) !== null; }
-    forEach(fn, thisArg) { for (const [k, v] of this) ReflectApply(fn, thisArg, [v, k, this]); }
-    *entries() {
-      const names = [];
-      for (const p of this.#list) if (names.indexOf(p[0]) < 0) names.push(p[0]);
-      names.sort();
-      for (const n of names) yield [n, this.get(n)];
-    }
-    *keys() { for (const [k] of this.entries()) yield k; }
-    *values() { for (const [, v] of this.entries()) yield v; }
-    [SymbolIterator]() { return this.entries(); }
-    __sbx_pairs() { return this.#list.map(function __sbx_pair(p) { return [p[0], p[1]]; }); }
+    return new Uint8ArrayCtor(buffer, offset, length);
   }
 
+  let headerPairs; // (Headers) -> its pairs, for a fetch request's JSON
+
+  class Headers {
+    #list = __sbx_list(); // [lower-case name, value] pairs
+    constructor(init) {
+      if (init === undefined || init === null) return;
+      if (typeof init !== "object" && typeof init !== "function") {
+        throw new TypeErrorCtor("Headers: init must be an object, an array of [name, value] pairs or a Headers");
+      }
+      if (#list in init) {
+        const l = init.#list;
+        for (let i = 0; i < l.length; i++) this.#append(l[i][0], l[i][1]);
+        return;
+      }
+      if (ArrayIsArray(init)) {
+        for (let i = 0; i < init.length; i++) {
+          const pair = init[i];
+          this.#append(pair[0], pair[1]);
+        }
+        return;
+      }
+      if (__sbx_is(MapSize, init)) {
+        const self = this;
+        ReflectApply(MapForEach, init, [function __sbx_header(value, name) { self.#append(name, value); }]);
+        return;
+      }
+      const iterate = init[SymbolIterator];
+      if (typeof iterate === "function") {
+        // Another iterable of the step's: its own iterator.
+        const it = ReflectApply(iterate, init, []);
+        for (let r = it.next(); !r.done; r = it.next()) this.#append(r.value[0], r.value[1]);
+        return;
+      }
+      const entries = ObjectEntries(init);
+      for (let i = 0; i < entries.length; i++) this.#append(entries[i][0], entries[i][1]);
+    }
+    #append(name, value) {
+      const l = this.#list;
+      l[l.length] = [__sbx_lower(name), StringCtor(value)];
+    }
+    #remove(n) {
+      const l = this.#list;
+      const keep = __sbx_list();
+      for (let i = 0; i < l.length; i++) if (l[i][0] !== n) keep[keep.length] = l[i];
+      this.#list = keep;
+    }
+    #get(n) {
+      const l = this.#list;
+      let v = null;
+      for (let i = 0; i < l.length; i++) if (l[i][0] === n) v = v === null ? l[i][1] : v + ", " + l[i][1];
+      return v;
+    }
+    // #entries are the headers as fetch shows them: one per name, sorted,
+    // repeated values joined.
+    #entries() {
+      const l = this.#list;
+      const names = __sbx_list();
+      for (let i = 0; i < l.length; i++) {
+        const n = l[i][0];
+        let j = 0;
+        while (j < names.length && names[j] !== n) j++;
+        if (j === names.length) names[j] = n;
+      }
+      for (let i = 1; i < names.length; i++) {
+        const n = names[i];
+        let j = i - 1;
+        for (; j >= 0 && names[j] > n; j--) names[j + 1] = names[j];
+        names[j + 1] = n;
+      }
+      const out = __sbx_list();
+      for (let i = 0; i < names.length; i++) out[i] = [names[i], this.#get(names[i])];
+      return out;
+    }
+    static {
+      headerPairs = function __sbx_headerPairs(h) {
+        const l = h.#list;
+        const out = __sbx_list();
+        for (let i = 0; i < l.length; i++) out[i] = ObjectSetPrototypeOf([l[i][0], l[i][1]], null);
+        return out;
+      };
+    }
+    append(name, value) { this.#append(name, value); }
+    set(name, value) {
+      const n = __sbx_lower(name);
+      this.#remove(n);
+      const l = this.#list;
+      l[l.length] = [n, StringCtor(value)];
+    }
+    delete(name) { this.#remove(__sbx_lower(name)); }
+    get(name) { return this.#get(__sbx_lower(name)); }
+    has(name) { return this.#get(__sbx_lower(name)) !== null; }
+    forEach(fn, thisArg) {
+      const e = this.#entries();
+      for (let i = 0; i < e.length; i++) ReflectApply(fn, thisArg, [e[i][1], e[i][0], this]);
+    }
+    entries() { return __sbx_iterate(this.#entries(), 0); }
+    keys() { return __sbx_iterate(this.#entries(), 1); }
+    values() { return __sbx_iterate(this.#entries(), 2); }
+    [SymbolIterator]() { return __sbx_iterate(this.#entries(), 0); }
+  }
+
+  // __sbx_iterate walks a snapshot of #entries: pairs (kind 0), names (1)
+  // or values (2). Its body runs in the step's calls of next, and reads
+  // nothing.
+  function* __sbx_iterate(list, kind) {
+    for (let i = 0; i < list.length; i++) yield kind === 0 ? list[i] : list[i][kind - 1];
+  }
+
+
   class Response {
+    // Fields, not assignments: defining them never meets a setter the step
+    // put on Object.prototype.
+    status; statusText; ok; headers; url; redirected; type;
     #body; #encoding; #used = false;
     constructor(r) {
       this.status = r.status;
@@ -337,15 +622,24 @@
       if (this.#used) throw new TypeErrorCtor("Body is unusable: body has already been read");
       this.#used = true;
     }
-    async text() {
+    #text() {
       this.#take();
       return this.#encoding === "base64" ? __sbx_utf8decode(__sbx_b64decode(this.#body)) : this.#body;
     }
-    async json() { return JSONparse(await this.text()); }
-    async arrayBuffer() {
-      this.#take();
-      const b = this.#encoding === "base64" ? __sbx_b64decode(this.#body) : __sbx_utf8encode(this.#body);
-      return b.buffer;
+    text() {
+      try { return __sbx_resolved(this.#text()); } catch (e) { return __sbx_rejected(e); }
+    }
+    json() {
+      try { return __sbx_resolved(JSONparse(this.#text())); } catch (e) { return __sbx_rejected(e); }
+    }
+    arrayBuffer() {
+      try {
+        this.#take();
+        const b = this.#encoding === "base64" ? __sbx_b64decode(this.#body) : __sbx_utf8encode(this.#body);
+        return __sbx_resolved(ReflectApply(TypedArrayBuffer, b, []));
+      } catch (e) {
+        return __sbx_rejected(e);
+      }
     }
   }
 
@@ -353,23 +647,41 @@
     timeout: function timeout(ms) { return ObjectFreeze({ aborted: false, __sbx_timeoutMs: +ms }); },
   };
 
+  const NO_INIT = ObjectFreeze({ __proto__: null });
+
+  // __sbx_formText returns the text of a URLSearchParams-like body: its
+  // own toString (found on it or a prototype of its, not Object.prototype's),
+  // or undefined if it has none.
+  function __sbx_formText(body) {
+    for (let p = body; p !== null && p !== ObjectPrototype; p = ObjectGetPrototypeOf(p)) {
+      const d = ObjectGetOwnPropertyDescriptor(p, "toString");
+      if (d === undefined) continue;
+      const fn = ObjectHasOwn(d, "value") ? d.value : d.get === undefined ? undefined : ReflectApply(d.get, body, []);
+      if (typeof fn !== "function") return undefined;
+      const s = ReflectApply(fn, body, []);
+      return typeof s === "string" ? s : StringCtor(s);
+    }
+    return undefined;
+  }
+
   function __sbx_fetchRequest(input, init) {
-    if (init === undefined || init === null) init = {};
+    if (init === undefined || init === null) init = NO_INIT;
     const url = typeof input === "string" ? input : input && typeof input.url === "string" ? input.url : StringCtor(input);
-    const req = { url: url, method: init.method === undefined ? "GET" : StringCtor(init.method) };
+    const req = { __proto__: null, url: url, method: init.method === undefined ? "GET" : StringCtor(init.method) };
     if (init.headers !== undefined && init.headers !== null) {
-      req.headers = new Headers(init.headers).__sbx_pairs();
+      req.headers = headerPairs(new Headers(init.headers));
     }
     const body = init.body;
     if (body !== undefined && body !== null) {
+      let text;
       if (typeof body === "string") {
         req.body = body;
-      } else if (body instanceof ArrayBufferCtor) {
+      } else if (__sbx_is(ArrayBufferByteLength, body)) {
         req.body = __sbx_b64encode(new Uint8ArrayCtor(body)); req.bodyEncoding = "base64";
       } else if (ArrayBufferIsView(body)) {
-        req.body = __sbx_b64encode(new Uint8ArrayCtor(body.buffer, body.byteOffset, body.byteLength)); req.bodyEncoding = "base64";
-      } else if (typeof body === "object" && typeof body.toString === "function" && body.toString !== Object.prototype.toString) {
-        req.body = StringCtor(body); // a URLSearchParams-like form
+        req.body = __sbx_b64encode(__sbx_viewBytes(body)); req.bodyEncoding = "base64";
+      } else if (typeof body === "object" && (text = __sbx_formText(body)) !== undefined) {
+        req.body = text; // a URLSearchParams-like form
       } else {
         throw new TypeErrorCtor("fetch: body must be a string, an ArrayBuffer or a typed array (use JSON.stringify for JSON)");
       }
@@ -385,11 +697,11 @@
     try {
       text = __sbx_fetchRequest(input, init);
     } catch (e) {
-      return PromiseCtor.reject(e);
+      return __sbx_rejected(e);
     }
     const id = host("fetch", text);
     return new PromiseCtor(function __sbx_pendingFetch(resolve, reject) {
-      mapSet(pending, id, [resolve, reject, true]);
+      mapSet(pending, id, [resolve, reject, KIND_FETCH]);
     });
   }
 
@@ -408,7 +720,11 @@
     clearInterval: function clearInterval(id) { __sbx_clearTimer(id); },
     queueMicrotask: function queueMicrotask(fn) {
       if (typeof fn !== "function") throw new TypeErrorCtor("queueMicrotask: the callback must be a function");
-      then(PromiseResolve(), function __sbx_microtask() { fn(); });
+      if (resolved === undefined) {
+        resolved = __sbx_resolved(undefined);
+        ObjectDefineProperty(resolved, "constructor", NO_SPECIES);
+      }
+      ReflectApply(PromiseThen, resolved, [function __sbx_microtask() { fn(); }]);
     },
   };
   for (const k of ObjectKeys(guest)) {
@@ -417,14 +733,14 @@
 
   // ---- modules: duckdb, glpk (native, in the worker) and npm packages -----
 
-  // __sbx_module starts a module operation and returns its promise. The
-  // Error a failure rejects with is made now, so that its stack shows the
-  // step's line.
-  function __sbx_module(op, a, b, c) {
+  // __sbx_module starts a module operation and returns its promise, which
+  // resolves as shape says. The Error a failure rejects with is made now,
+  // so that its stack shows the step's line.
+  function __sbx_module(op, shape, a, b, c) {
     const err = new ErrorCtor("");
     const id = host(op, a, b, c);
     return new PromiseCtor(function __sbx_pendingModule(resolve, reject) {
-      mapSet(pending, id, [resolve, reject, false, err]);
+      mapSet(pending, id, [resolve, reject, KIND_MODULE, err, shape]);
     });
   }
 
@@ -436,6 +752,7 @@
   // Query parameters: JSON values; a BigInt travels as its decimal text,
   // which DuckDB casts to the placeholder's type.
   function __sbx_params(params) {
+    ObjectSetPrototypeOf(params, null); // the bridge's own array (rest parameters)
     try {
       return JSONstringify(params, function __sbx_bigint(k, v) { return typeof v === "bigint" ? StringCtor(v) : v; });
     } catch (e) {
@@ -446,59 +763,91 @@
     }
   }
 
-  class Database {
-    #h;
-    constructor(h) { this.#h = h; }
-    async load(table, rows) {
-      __sbx_str(table, "db.load: the table name");
-      // JSON text (from fetch's text(), say) goes as it is, unparsed. An
-      // array of plain objects the host reads without running anything of
-      // the step's (true); any other array (getters, Dates, Proxies, …)
-      // goes as JSON.stringify writes it, which the host reads the same.
-      if (typeof rows !== "string" && !ArrayIsArray(rows)) throw new TypeErrorCtor("db.load: rows must be an array of objects, or its JSON text");
-      await __sbx_module("duckdb.load", this.#h, table, typeof rows === "string" ? rows : readRows(rows) || __sbx_json(rows, "db.load rows"));
-    }
-    async query(sql, ...params) {
-      __sbx_str(sql, "db.query: the SQL");
-      return __sbx_module("duckdb.query", this.#h, sql, params.length === 0 ? "" : __sbx_params(params));
-    }
-    async exec(sql) {
-      __sbx_str(sql, "db.exec: the SQL");
-      await __sbx_module("duckdb.exec", this.#h, sql);
-    }
-    async close() {
-      await __sbx_module("duckdb.close", this.#h);
-    }
-    [SymbolCtor.asyncDispose]() { return this.close(); }
+  // The module objects are made by the first run that is granted a
+  // module (most runs are not): what every VM would make at boot, unused.
+  let Database, duckdbObj, glpkObj;
+  function __sbx_moduleObjects() {
+    // Module methods return their promises rather than being async
+    // functions: an argument they refuse rejects the promise, as it would.
+    Database = class Database {
+      #h;
+      constructor(h) { this.#h = h; }
+      load(table, rows) {
+        try {
+          __sbx_str(table, "db.load: the table name");
+          // JSON text (from fetch's text(), say) goes as it is, unparsed. An
+          // array of plain objects the host reads without running anything of
+          // the step's (true); any other array (getters, Dates, Proxies, …)
+          // goes as JSON.stringify writes it, which the host reads the same.
+          if (typeof rows !== "string" && !ArrayIsArray(rows)) throw new TypeErrorCtor("db.load: rows must be an array of objects, or its JSON text");
+          return __sbx_module("duckdb.load", AS_UNDEFINED, this.#h, table, typeof rows === "string" ? rows : readRows(rows) || __sbx_json(rows, "db.load rows"));
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      }
+      query(sql, ...params) {
+        try {
+          __sbx_str(sql, "db.query: the SQL");
+          return __sbx_module("duckdb.query", AS_IS, this.#h, sql, params.length === 0 ? "" : __sbx_params(params));
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      }
+      exec(sql) {
+        try {
+          __sbx_str(sql, "db.exec: the SQL");
+          return __sbx_module("duckdb.exec", AS_UNDEFINED, this.#h, sql);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      }
+      #close() {
+        try {
+          return __sbx_module("duckdb.close", AS_UNDEFINED, this.#h);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      }
+      close() { return this.#close(); }
+      [SymbolCtor.asyncDispose]() { return this.#close(); }
+    };
+
+    duckdbObj = ObjectFreeze({
+      open: function open() {
+        try {
+          return __sbx_module("duckdb.open", AS_DATABASE);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      },
+    });
+
+    // glpk.js's constants (GLPK's own numbers) and solve.
+    glpkObj = ObjectFreeze({
+      GLP_MIN: 1, GLP_MAX: 2,
+      GLP_FR: 1, GLP_LO: 2, GLP_UP: 3, GLP_DB: 4, GLP_FX: 5,
+      GLP_MSG_OFF: 0, GLP_MSG_ERR: 1, GLP_MSG_ON: 2, GLP_MSG_ALL: 3, GLP_MSG_DBG: 4,
+      GLP_UNDEF: 1, GLP_FEAS: 2, GLP_INFEAS: 3, GLP_NOFEAS: 4, GLP_OPT: 5, GLP_UNBND: 6,
+      solve: function solve(model, options) {
+        try {
+          if (model === null || typeof model !== "object") throw new TypeErrorCtor("glpk.solve: the model must be an object");
+          const m = __sbx_json(model, "glpk.solve model");
+          const o = options === undefined ? "" : __sbx_json(options, "glpk.solve options");
+          return __sbx_module("glpk.solve", AS_IS, m, o);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      },
+    });
   }
 
-  const duckdbObj = ObjectFreeze({
-    open: async function open() {
-      const h = await __sbx_module("duckdb.open");
-      return new Database(h);
-    },
-  });
-
-  // glpk.js's constants (GLPK's own numbers) and solve.
-  const glpkObj = ObjectFreeze({
-    GLP_MIN: 1, GLP_MAX: 2,
-    GLP_FR: 1, GLP_LO: 2, GLP_UP: 3, GLP_DB: 4, GLP_FX: 5,
-    GLP_MSG_OFF: 0, GLP_MSG_ERR: 1, GLP_MSG_ON: 2, GLP_MSG_ALL: 3, GLP_MSG_DBG: 4,
-    GLP_UNDEF: 1, GLP_FEAS: 2, GLP_INFEAS: 3, GLP_NOFEAS: 4, GLP_OPT: 5, GLP_UNBND: 6,
-    solve: async function solve(model, options) {
-      if (model === null || typeof model !== "object") throw new TypeErrorCtor("glpk.solve: the model must be an object");
-      const m = __sbx_json(model, "glpk.solve model");
-      const o = options === undefined ? "" : __sbx_json(options, "glpk.solve options");
-      return __sbx_module("glpk.solve", m, o);
-    },
-  });
-
   function __sbx_define(name, value) {
-    ObjectDefineProperty(global, name, { value: value, writable: true, configurable: true, enumerable: false });
+    ObjectDefineProperty(global, name, { __proto__: null, value: value, writable: true, configurable: true, enumerable: false });
   }
 
   // __sbx_modules makes the run's built-in modules globals.
   function __sbx_modules(list) {
+    if (duckdbObj === undefined) __sbx_moduleObjects();
     const names = JSONparse(list);
     for (let i = 0; i < names.length; i++) {
       if (names[i] === "duckdb") __sbx_define("duckdb", duckdbObj);
@@ -512,12 +861,12 @@
   function __sbx_package(name, ns) {
     if (packages === undefined) {
       packages = new MapCtor();
-      __sbx_define("__sbx_require", function __sbx_require(name) {
+      const req = function __sbx_require(name) {
         const ns = mapGet(packages, name);
         if (ns === undefined) throw new ErrorCtor("package \"" + StringCtor(name) + "\" is not available in this run");
         return ns;
-      });
-      const req = global.__sbx_require;
+      };
+      __sbx_define("__sbx_require", req);
       __sbx_define("__sbx_import", function __sbx_import(name) {
         return new PromiseCtor(function __sbx_importing(resolve) { resolve(req(name)); });
       });
@@ -528,13 +877,12 @@
   // __sbx_failure describes a thrown value for the host without trusting it:
   // every read is guarded, and a value that is not an Error is formatted.
   function __sbx_failure(e) {
-    const info = { name: "", message: "", stack: "", line: 0, column: 0 };
+    const info = { __proto__: null, name: "", message: "", stack: "" };
     try {
-      if (e instanceof ErrorCtor) {
+      if (__sbx_isError(e)) {
         try { info.name = StringCtor(e.name); } catch (_) { info.name = "Error"; }
         try { info.message = StringCtor(e.message); } catch (_) {}
-        try { info.stack = typeof e.stack === "string" ? e.stack : ""; } catch (_) {}
-        try { info.line = e.lineNumber | 0; info.column = e.columnNumber | 0; } catch (_) {}
+        try { const stack = e.stack; info.stack = typeof stack === "string" ? stack : ""; } catch (_) {}
       } else {
         info.name = "Uncaught";
         info.message = __sbx_formatArgs([e]);
@@ -546,8 +894,9 @@
     // Written by hand, not by JSON.stringify: a step can break that one's
     // internals (an inherited index setter, say), and a failure must still
     // reach the host as it happened.
+    // The position comes from the stack (the host's RewriteStack).
     return '{"name":' + __sbx_quote(info.name) + ',"message":' + __sbx_quote(info.message) +
-      ',"stack":' + __sbx_quote(info.stack) + ',"line":' + (info.line | 0) + ',"column":' + (info.column | 0) + "}";
+      ',"stack":' + __sbx_quote(info.stack) + "}";
   }
 
   // __sbx_quote returns s as a JSON string, at most MAX_FORMAT characters
@@ -602,7 +951,7 @@
       host("done", false, __sbx_failure(e));
       return;
     }
-    ObjectDefineProperty(global, "input", { value: input, writable: true, configurable: true, enumerable: false });
+    ObjectDefineProperty(global, "input", { __proto__: null, value: input, writable: true, configurable: true, enumerable: false });
     let p;
     try {
       p = fn();
@@ -610,7 +959,11 @@
       __sbx_fail(e);
       return;
     }
-    then(p, __sbx_finish, __sbx_fail);
+    // p is the step's promise, which only the bootstrap holds (unless the
+    // code closed the function's braces, when p may be anything, and then
+    // fails here).
+    ObjectDefineProperty(p, "constructor", NO_SPECIES);
+    ReflectApply(PromiseThen, p, [__sbx_finish, __sbx_fail]);
   }
 
   function __sbx_reply(id, ok, payload, built) {
@@ -621,15 +974,17 @@
       let v;
       try {
         v = built ? payload : JSONparse(payload);
-        if (r[2]) v = new Response(v);
+        if (r[2] === KIND_FETCH) v = new Response(v);
+        else if (r[4] === AS_UNDEFINED) v = undefined;
+        else if (r[4] === AS_DATABASE) v = new Database(v);
       } catch (e) {
         r[1](e);
         return;
       }
       r[0](v);
-    } else if (r[2]) {
+    } else if (r[2] === KIND_FETCH) {
       r[1](new TypeErrorCtor("fetch failed: " + payload));
-    } else if (r[3] !== undefined) {
+    } else if (r[2] === KIND_MODULE) {
       // A module call: its Error was made at the call, so that its stack
       // points at the step's line.
       const e = r[3];
@@ -655,13 +1010,21 @@
     }
   }
 
+  // __sbx_dispatch is the host's way in. Nothing it can catch leaves it:
+  // the host would read the exception (its toString, its properties),
+  // which the step may have reached. What leaves it is what no catch
+  // stops: an interrupt, or the end of the run.
   return function __sbx_dispatch(kind, a, b, c, d) {
-    switch (kind) {
-      case "start": return __sbx_start(a, b, c);
-      case "reply": return __sbx_reply(a, b, c, d);
-      case "timer": return __sbx_timer(a);
-      case "modules": return __sbx_modules(a);
-      case "package": return __sbx_package(a, b);
+    try {
+      switch (kind) {
+        case "start": __sbx_start(a, b, c); return;
+        case "reply": __sbx_reply(a, b, c, d); return;
+        case "timer": __sbx_timer(a); return;
+        case "modules": __sbx_modules(a); return;
+        case "package": __sbx_package(a, b); return;
+      }
+    } catch (e) {
+      __sbx_fail(e);
     }
   };
 })(globalThis);

@@ -34,6 +34,9 @@ func (c *cpuMeter) leave() {
 	runtime.UnlockOSThread()
 }
 
+// busy reports whether a call into JavaScript is in progress.
+func (c *cpuMeter) busy() bool { return c.clock.Load() != 0 }
+
 // used returns the CPU time spent so far.
 func (c *cpuMeter) used() time.Duration {
 	d := c.spent.Load()

@@ -22,6 +22,21 @@
 // panics with stopPanic, which the engine turns into an uncatchable
 // exception: no catch or finally block of the step runs after it.
 //
+// The engine polls its interrupt between instructions only: a step inside
+// one long native call (JSON of a deep value, a sort without a comparator,
+// a join of a huge sparse array) runs on after a stop until the call
+// returns. The CPU watchdog (cpuwatch.go) then ends the run for its caller
+// without the VM, through Job.Overrun, once the run's CPU is past
+// OverrunCPU of its limit; the caller gives up on the goroutine (a worker
+// exits, in-process the runtime is abandoned).
+//
+// Memory: the engine's allocator calls go through allocWatch (heap.go),
+// which keeps the exact peak and sees every allocation the limit refuses.
+// That is what makes an out-of-memory failure OOM whatever the engine
+// threw (near the limit it throws null, having no memory for its error),
+// and a promise job whose allocation failed (the engine turns that into a
+// rejection nothing may see) OOM rather than "never finished".
+//
 // # Modules
 //
 // A Job's Modules become globals of its run only (duckdb, glpk: the

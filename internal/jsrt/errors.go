@@ -29,10 +29,11 @@ func (rn *run) thrown(payload string, code ipc.Code) *ipc.Failure {
 		Name    string `json:"name"`
 		Message string `json:"message"`
 		Stack   string `json:"stack"`
-		Line    int    `json:"line"`
-		Column  int    `json:"column"`
 	}
 	if err := json.Unmarshal([]byte(payload), &info); err != nil {
+		if rn.m.watch.exhausted() {
+			return rn.unnamedOOM()
+		}
 		return &ipc.Failure{Code: code, Message: "the step threw a value that could not be described"}
 	}
 	f := &ipc.Failure{Code: code, Name: info.Name, Message: info.Message}
@@ -49,13 +50,13 @@ func (rn *run) thrown(payload string, code ipc.Code) *ipc.Failure {
 		return rn.oom()
 	case info.Name == "InternalError" && info.Message == "stack overflow":
 		f.Name, f.Message, f.Limit = "RangeError", "Maximum call stack size exceeded", ipc.LimitStackDepth
-	case rn.nearMemoryLimit() &&
-		(info.Name == "Uncaught" && info.Message == "null" || info.Name == "InternalError" && info.Message == ""):
+	case rn.m.watch.exhausted() && outOfMemoryValue(info.Name, info.Message):
 		// Near the limit the engine throws null when it cannot even
 		// allocate the out-of-memory error, or an error whose message it
-		// could not allocate; half the limit at the sampled peak tells
+		// could not allocate, and the bootstrap may fail to describe what
+		// was thrown; a failed allocation in this run (allocWatch) tells
 		// that from a step that threw such a value itself.
-		return rn.oom()
+		return rn.unnamedOOM()
 	case info.Name == "Uncaught":
 		f.Name, f.Message = "", "Uncaught "+info.Message
 	}
@@ -65,6 +66,20 @@ func (rn *run) thrown(payload string, code ipc.Code) *ipc.Failure {
 		f.Message = f.Name + ": " + f.Message
 	}
 	return f
+}
+
+// outOfMemoryValue reports whether a thrown value, as the bootstrap
+// describes it, is one the engine or the bootstrap makes when an
+// allocation fails: null, an error without its message, a value the
+// bootstrap could not format.
+func outOfMemoryValue(name, message string) bool {
+	switch {
+	case name == "Uncaught" && (message == "null" || message == "[unformattable thrown value]"):
+		return true
+	case name == "InternalError" && message == "":
+		return true
+	}
+	return false
 }
 
 // maxFrames is the most stack frames a reported stack trace keeps; deep

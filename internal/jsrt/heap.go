@@ -3,6 +3,7 @@ package jsrt
 import (
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"modernc.org/libc"
@@ -14,7 +15,7 @@ import (
 // wrapper does not export JS_ComputeMemoryUsage, and calling it walks the
 // whole heap; the allocator's running total is one field read away. The
 // offsets are found by reflection once, so a change in the wrapper's layout
-// turns the heap statistic into zero (and fails TestHeapStat) rather than
+// turns the heap statistic into zero (and fails TestAllocWatch) rather than
 // reading the wrong memory.
 var heapOffsets = sync.OnceValue(func() (o struct{ toRT, toC uintptr }) {
 	vmType := reflect.TypeOf(quickjs.VM{})
@@ -84,4 +85,104 @@ func (h heapReader) deferGC(tls *libc.TLS, expect int) (resume func()) {
 			rt.Fmalloc_gc_threshold = size + size>>1
 		}
 	}
+}
+
+// allocWatch sees every allocation the engine asks its allocator for:
+// watchAllocator puts watchedMalloc and watchedRealloc in the runtime's
+// table of allocator functions, in front of the engine's own, and points
+// the allocator state's opaque word (unused by the engine's allocator) at
+// the watch. It records two things no sampling can: the peak of the bytes
+// allocated, and whether an allocation failed. Near its limit the engine
+// cannot always say it ran out of memory (it throws null when it cannot
+// allocate the error, and a promise job takes its error as a rejection
+// that nothing may see), and by the time the host hears of the failure
+// the step's objects are freed; a failed allocation is what tells a step
+// that exhausted its memory from one that threw null itself, whatever
+// the scheduler did meanwhile.
+//
+// The VM goroutine writes the watch (the engine allocates on it only);
+// any goroutine may read it.
+type allocWatch struct {
+	state   *lib.TJSMallocState
+	malloc  uintptr // the engine's own js_malloc and js_realloc
+	realloc uintptr
+	peak    atomic.Uint64 // most bytes allocated since reset
+	failed  atomic.Int64  // allocations refused since reset
+}
+
+// watchAllocator installs an allocWatch on vm's runtime, or returns nil if
+// the wrapper's layout is not the one heapOffsets knows. The watch must
+// stay reachable (the machine keeps it) while vm is open: the engine holds
+// its address where the garbage collector does not look.
+func watchAllocator(h heapReader) *allocWatch {
+	if h.rt == nil {
+		return nil
+	}
+	ctx := &h.rt.Fmalloc_ctx
+	if ctx.Fmf.Fjs_malloc == 0 || ctx.Fmf.Fjs_realloc == 0 || ctx.Fmalloc_state.Fopaque != 0 {
+		return nil // not the engine's default allocator
+	}
+	w := &allocWatch{state: &ctx.Fmalloc_state, malloc: ctx.Fmf.Fjs_malloc, realloc: ctx.Fmf.Fjs_realloc}
+	ctx.Fmalloc_state.Fopaque = uintptr(unsafe.Pointer(w))
+	ctx.Fmf.Fjs_malloc = funcPointer(watchedMalloc)
+	ctx.Fmf.Fjs_realloc = funcPointer(watchedRealloc)
+	return w
+}
+
+// reset starts counting afresh, for a new run.
+func (w *allocWatch) reset() {
+	if w == nil {
+		return
+	}
+	w.peak.Store(uint64(w.state.Fmalloc_size))
+	w.failed.Store(0)
+}
+
+// peakBytes returns the most bytes allocated since reset.
+func (w *allocWatch) peakBytes() uint64 {
+	if w == nil {
+		return 0
+	}
+	return w.peak.Load()
+}
+
+// exhausted reports whether an allocation failed since reset.
+func (w *allocWatch) exhausted() bool { return w != nil && w.failed.Load() > 0 }
+
+func (w *allocWatch) note(ok bool) {
+	if !ok {
+		w.failed.Add(1)
+		return
+	}
+	if b := uint64(w.state.Fmalloc_size); b > w.peak.Load() {
+		w.peak.Store(b) // only the VM goroutine writes
+	}
+}
+
+// watchOf returns the watch of the allocator state at s.
+func watchOf(s uintptr) *allocWatch {
+	st := (*lib.TJSMallocState)(cmem(s))
+	return (*allocWatch)(cmem(st.Fopaque))
+}
+
+// watchedMalloc and watchedRealloc have the signatures of the engine's
+// JSMallocFunctions members, as the transpiler represents them.
+func watchedMalloc(tls *libc.TLS, s uintptr, size lib.Tsize_t) uintptr {
+	w := watchOf(s)
+	p := (*(*func(*libc.TLS, uintptr, lib.Tsize_t) uintptr)(unsafe.Pointer(&struct{ uintptr }{w.malloc})))(tls, s, size)
+	w.note(p != 0 || size == 0)
+	return p
+}
+
+func watchedRealloc(tls *libc.TLS, s, ptr uintptr, size lib.Tsize_t) uintptr {
+	w := watchOf(s)
+	p := (*(*func(*libc.TLS, uintptr, uintptr, lib.Tsize_t) uintptr)(unsafe.Pointer(&struct{ uintptr }{w.realloc})))(tls, s, ptr, size)
+	w.note(p != 0 || size == 0) // a realloc to zero frees
+	return p
+}
+
+// funcPointer is f as the transpiled engine holds a function pointer: the
+// data word of f in an interface, which points at f's static closure.
+func funcPointer(f any) uintptr {
+	return (*[2]uintptr)(unsafe.Pointer(&f))[1]
 }

@@ -50,9 +50,7 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 
 	rn := newRun(ctx, m, job, start)
 	rn.rt = r
-	r.sampler.add(rn)
 	defer rn.finish()
-	defer r.sampler.remove(rn)
 	return rn.execute(code, codes, input)
 }
 
@@ -77,16 +75,26 @@ type run struct {
 	nextID  int64
 	wake    chan int64 // fired timer ids, from timer goroutines
 
-	code   time.Duration // wall time spent in JavaScript
-	peak   atomic.Uint64 // peak engine bytes; also written by the sampler
-	result *ipc.Event    // set once by "done"/"syntax" or a stop
+	codeNs   atomic.Int64  // wall time spent in finished calls into JavaScript
+	callT0   atomic.Int64  // when the call in progress began (UnixNano); 0 if none
+	oomFloor atomic.Uint64 // the memory limit, once the run ran out of memory
+	result   *ipc.Event    // set once by "done"/"syntax" or a stop
+
+	// budgetMu guards budget, which the VM goroutine counts on and an
+	// overrun (on a watchdog's goroutine) reads the statistics of.
+	budgetMu sync.Mutex
 
 	stopMu     sync.Mutex
 	stopReason *ipc.Failure  // guarded by stopMu; first stop wins
 	stopped    chan struct{} // closed on the first stop
 	exited     chan struct{} // closed when the VM goroutine is done with the VM
-	stopTimers []*time.Timer // wall and cpu watchdogs
+	stopTimers []*time.Timer // the wall watchdog; guarded by stopMu
+	cpuTimer   *time.Timer   // the CPU watchdog (cpuwatch.go); reset only by itself
+	stopCPU    atomic.Int64  // CPU used when the CPU watchdog saw the run stopped (ns); 0 before
 	afterCtx   func() bool
+
+	endMu sync.Mutex
+	ended *ipc.Event // guarded by endMu: the terminal event, once decided (see end)
 }
 
 // stopPanic is what a host function panics with to end the run at once: the
@@ -110,11 +118,12 @@ func newRun(ctx context.Context, m *machine, job Job, start time.Time) *run {
 	rn.ctx, rn.cancel = context.WithCancel(context.Background())
 	m.run = rn
 	m.vm.SetMemoryLimit(uintptr(job.Limits.MemoryMB) << 20)
+	m.watch.reset()
 
 	rn.stopTimers = append(rn.stopTimers, time.AfterFunc(time.Until(rn.wall), func() {
 		rn.stop(rn.timeout(ipc.LimitWall))
 	}))
-	rn.armCPU(time.Duration(job.Limits.CPUMs) * time.Millisecond)
+	rn.armCPU()
 	rn.afterCtx = context.AfterFunc(ctx, func() {
 		msg := "the run was aborted"
 		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
@@ -133,26 +142,6 @@ func (rn *run) timeout(limit string) *ipc.Failure {
 	}
 	return &ipc.Failure{Code: ipc.CodeTimeout, Limit: limit,
 		Message: fmt.Sprintf("the step exceeded its %s time limit (%s=%d)", what, limit, l)}
-}
-
-// armCPU checks the thread's CPU clock when the budget could first be spent
-// (CPU time never runs faster than the wall clock) and again when it could
-// be spent next, so a step that mostly waits costs no polling.
-func (rn *run) armCPU(after time.Duration) {
-	rn.stopMu.Lock()
-	defer rn.stopMu.Unlock()
-	if rn.stopReason != nil {
-		return
-	}
-	rn.stopTimers = append(rn.stopTimers, time.AfterFunc(after, func() {
-		limit := time.Duration(rn.job.Limits.CPUMs) * time.Millisecond
-		used := rn.cpu.used()
-		if used >= limit {
-			rn.stop(rn.timeout(ipc.LimitCPU))
-			return
-		}
-		rn.armCPU(max(limit-used, time.Millisecond))
-	}))
 }
 
 // stop ends the run with f unless it already ended. It may be called from
@@ -206,6 +195,7 @@ func (rn *run) finish() {
 		t.Stop()
 	}
 	rn.stopMu.Unlock()
+	rn.cpuTimer.Stop() // a check in progress sees exited and does not rearm
 	for _, t := range rn.timers {
 		t.Stop()
 	}
@@ -240,8 +230,9 @@ func (rn *run) execute(code string, codes []*compiledPackage, input string) *ipc
 	})
 	for rn.result == nil && rn.reason() == nil {
 		if len(rn.pending) == 0 && len(rn.timers) == 0 {
-			rn.result = failure(&ipc.Failure{Code: ipc.CodeRuntime,
-				Message: "the step never finished: it awaits a promise that nothing will settle"}, ipc.Stats{})
+			// The job queue is empty (js drains it) and nothing is
+			// awaited from outside.
+			rn.result = failure(rn.stalled(), ipc.Stats{})
 			break
 		}
 		select {
@@ -261,7 +252,37 @@ func (rn *run) execute(code string, codes []*compiledPackage, input string) *ipc
 		ev = failure(f, ipc.Stats{})
 	}
 	rn.fillStats(ev)
-	return ev
+	return rn.end(ev)
+}
+
+// end decides the run's terminal event: ev, unless an overrun decided it
+// first, whose event it returns then. Safe from any goroutine.
+func (rn *run) end(ev *ipc.Event) *ipc.Event {
+	rn.endMu.Lock()
+	defer rn.endMu.Unlock()
+	if rn.ended == nil {
+		rn.ended = ev
+	}
+	return rn.ended
+}
+
+// stalled is the outcome of a step that waits for nothing while its job
+// queue is empty: what it awaits can never settle. Unless it got there by
+// crossing a limit: a promise job that ran out of memory rejected a
+// promise instead of failing the run (the engine turns any exception of a
+// job into a rejection, and a chain of promises that grows until the
+// memory is exhausted ends so), or its time ran out before a watchdog
+// said so. Those limits come first.
+func (rn *run) stalled() *ipc.Failure {
+	switch {
+	case rn.m.watch.exhausted():
+		return rn.unnamedOOM()
+	case rn.cpu.used() >= time.Duration(rn.job.Limits.CPUMs)*time.Millisecond:
+		return rn.timeout(ipc.LimitCPU)
+	case !time.Now().Before(rn.wall):
+		return rn.timeout(ipc.LimitWall)
+	}
+	return &ipc.Failure{Code: ipc.CodeRuntime, Message: "the step never finished: it awaits a promise that nothing will settle"}
 }
 
 // syntaxCheck compiles the step the way the AsyncFunction constructor will
@@ -295,6 +316,7 @@ func (rn *run) js(call func() error) {
 	// The engine's own deadline backs up the wall watchdog.
 	_ = rn.m.vm.SetEvalTimeout(left)
 	t0 := time.Now()
+	rn.callT0.Store(t0.UnixNano())
 	rn.cpu.enter()
 	err := rn.protect(func() error {
 		if err := call(); err != nil {
@@ -303,8 +325,8 @@ func (rn *run) js(call func() error) {
 		return rn.drain() // one entry per turn: the CPU clock costs syscalls
 	})
 	rn.cpu.leave()
-	rn.code += time.Since(t0)
-	rn.notePeak(rn.m.heap.bytes())
+	rn.codeNs.Add(int64(time.Since(t0)))
+	rn.callT0.Store(0)
 	if err == nil || rn.result != nil || rn.reason() != nil {
 		return
 	}
@@ -313,20 +335,17 @@ func (rn *run) js(call func() error) {
 		rn.stop(rn.timeout(ipc.LimitWall)) // the engine's deadline fired first
 		return
 	}
-	if errors.As(err, &qe) && (qe.Message == "out of memory" || rn.nearMemoryLimit() && qe.Name == "" && qe.Message == "") {
-		// Near the limit the engine may throw null instead of its
-		// out-of-memory error.
+	switch {
+	case errors.As(err, &qe) && qe.Message == "out of memory":
 		rn.stop(rn.oom())
+		return
+	case rn.m.watch.exhausted():
+		// Near the limit the engine may throw null instead of its
+		// out-of-memory error; whatever it threw, an allocation failed.
+		rn.stop(rn.unnamedOOM())
 		return
 	}
 	rn.result = failure(&ipc.Failure{Code: ipc.CodeRuntime, Message: err.Error()}, ipc.Stats{})
-}
-
-// nearMemoryLimit reports whether the sampled peak heap reached half the
-// memory limit: what tells an engine out of memory from a step that threw
-// null itself.
-func (rn *run) nearMemoryLimit() bool {
-	return rn.peak.Load() >= uint64(rn.job.Limits.MemoryMB)<<19
 }
 
 // protect runs call, turning a stopPanic from a host function into a
@@ -343,10 +362,19 @@ func (rn *run) protect(call func() error) (err error) {
 	return call()
 }
 
+// unnamedOOM is oom for a run that ran out of memory without the engine
+// saying so: an allocation failed (allocWatch), and what it threw is not
+// its out-of-memory error.
+func (rn *run) unnamedOOM() *ipc.Failure {
+	if rn.rt != nil {
+		rn.rt.unnamedOOMs.Add(1)
+	}
+	return rn.oom()
+}
+
 func (rn *run) oom() *ipc.Failure {
-	// The peak is sampled, and the engine may have freed what ran it out
-	// of memory before the host hears of it; it did reach the limit.
-	rn.notePeak(uint64(rn.job.Limits.MemoryMB) << 20)
+	// The allocation that failed did not count; the run reached its limit.
+	rn.oomFloor.Store(uint64(rn.job.Limits.MemoryMB) << 20)
 	return &ipc.Failure{Code: ipc.CodeOOM, Limit: ipc.LimitMemory,
 		Message: fmt.Sprintf("the step ran out of memory (memoryMb=%d)", rn.job.Limits.MemoryMB)}
 }
@@ -407,7 +435,7 @@ func (rn *run) deliver(rep ipc.Reply) {
 			payload = "null"
 		}
 		if kind == ipc.KindDataRequest {
-			if err := rn.budget.DataBytes(len(payload)); err != nil {
+			if err := rn.count(func(b *ipc.Budget) error { return b.DataBytes(len(payload)) }); err != nil {
 				rn.stop(limitFailure(err))
 				return
 			}
@@ -480,13 +508,14 @@ func (rn *run) host(args []any) (any, error) {
 	if rn.reason() != nil || rn.result != nil {
 		panic(stopPanic{})
 	}
-	rn.notePeak(rn.m.heap.bytes())
 	op, _ := arg[string](args, 0)
 	switch op {
 	case "console":
 		level, _ := arg[string](args, 1)
 		text, _ := arg[string](args, 2)
+		rn.budgetMu.Lock()
 		out, ok, notice := rn.budget.Console(text)
+		rn.budgetMu.Unlock()
 		if ok {
 			rn.emit(&ipc.Event{Kind: ipc.KindConsole, Console: &ipc.Console{Level: level, Text: out}})
 		} else if notice {
@@ -497,10 +526,10 @@ func (rn *run) host(args []any) (any, error) {
 		return nil, nil
 	case "status":
 		text, _ := arg[string](args, 1)
-		if err := rn.budget.Status(); err != nil {
+		if err := rn.count(func(b *ipc.Budget) error { return b.Status() }); err != nil {
 			rn.fail(limitFailure(err))
 		}
-		if err := rn.budget.DataBytes(len(text)); err != nil {
+		if err := rn.count(func(b *ipc.Budget) error { return b.DataBytes(len(text)) }); err != nil {
 			rn.fail(limitFailure(err)) // status payloads cross the bridge too
 		}
 		if err := ipc.CheckJSONDepth([]byte(text), ipc.MaxJSONDepth); err != nil {
@@ -514,7 +543,7 @@ func (rn *run) host(args []any) (any, error) {
 		if len(method) == 0 || len(method) > 256 {
 			return nil, errors.New("dataProxy.request: method must be 1 to 256 characters")
 		}
-		if err := rn.budget.DataRequest(len(params)); err != nil {
+		if err := rn.count(func(b *ipc.Budget) error { return b.DataRequest(len(params)) }); err != nil {
 			rn.fail(limitFailure(err))
 		}
 		if err := ipc.CheckJSONDepth([]byte(params), ipc.MaxJSONDepth); err != nil {
@@ -527,7 +556,7 @@ func (rn *run) host(args []any) (any, error) {
 		return id, nil
 	case "fetch":
 		req, _ := arg[string](args, 1)
-		if err := rn.budget.Fetch(); err != nil {
+		if err := rn.count(func(b *ipc.Budget) error { return b.Fetch() }); err != nil {
 			rn.fail(limitFailure(err))
 		}
 		rn.nextID++
@@ -593,12 +622,27 @@ func (rn *run) done(value string) {
 	rn.result = &ipc.Event{Kind: ipc.KindResult, Result: &ipc.Result{Value: json.RawMessage(value)}}
 }
 
+// count counts on the run's budget.
+func (rn *run) count(f func(*ipc.Budget) error) error {
+	rn.budgetMu.Lock()
+	defer rn.budgetMu.Unlock()
+	return f(rn.budget)
+}
+
+// fillStats puts the run's statistics so far in ev. Safe from any
+// goroutine.
 func (rn *run) fillStats(ev *ipc.Event) {
+	rn.budgetMu.Lock()
 	st := rn.budget.Stats
+	rn.budgetMu.Unlock()
+	code := rn.codeNs.Load()
+	if t0 := rn.callT0.Load(); t0 != 0 {
+		code += time.Now().UnixNano() - t0
+	}
 	st.WallMs = ms(time.Since(rn.start))
 	st.CPUMs = ms(rn.cpu.used())
-	st.CodeMs = ms(rn.code)
-	st.HeapMB = float64(rn.peak.Load()) / (1 << 20)
+	st.CodeMs = ms(time.Duration(code))
+	st.HeapMB = float64(max(rn.m.watch.peakBytes(), rn.oomFloor.Load())) / (1 << 20)
 	if ev.Result != nil {
 		ev.Result.Stats = st
 	} else {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	lib "modernc.org/libquickjs"
 	"modernc.org/quickjs"
 
 	"github.com/stepbox/stepbox/internal/ipc"
@@ -20,12 +21,20 @@ var bootstrapSource string
 
 // bootstrapCode is the bootstrap compiled to bytecode once per process. Only
 // bytecode compiled here is ever loaded into a VM; a request carries source.
+//
+// The bytecode keeps no source text: every VM reads the bytecode, and the
+// text of each function (comments included) was a third of the reading
+// and of the bytes. The bootstrap's functions then print as native code.
+// Line numbers stay, for the stack traces that drop the bootstrap's frames.
 var bootstrapCode = sync.OnceValues(func() ([]byte, error) {
 	vm, err := quickjs.NewVM()
 	if err != nil {
 		return nil, fmt.Errorf("jsrt: compile bootstrap: %w", err)
 	}
 	defer vm.Close()
+	if ctx, tls, ok := vmHandles(vm); ok {
+		lib.XJS_SetStripInfo(tls, lib.XJS_GetRuntime(tls, ctx), lib.MJS_STRIP_SOURCE)
+	}
 	code, err := vm.Compile(bootstrapSource, quickjs.EvalGlobal)
 	if err != nil {
 		return nil, fmt.Errorf("jsrt: compile bootstrap: %w", err)
@@ -57,7 +66,6 @@ type Runtime struct {
 	closed  context.Context // ends when Close starts
 	stopAll context.CancelFunc
 	wg      sync.WaitGroup
-	sampler *sampler
 
 	closeOnce sync.Once
 
@@ -81,6 +89,9 @@ type Runtime struct {
 	preloaded atomic.Uint64
 	// rowsRead counts the db.load arrays read without JSON (for tests).
 	rowsRead atomic.Uint64
+	// unnamedOOMs counts the runs found out of memory by a failed
+	// allocation alone, the engine's exception not saying so (for tests).
+	unnamedOOMs atomic.Uint64
 }
 
 // New returns a Runtime and starts filling its warm pool in the background.
@@ -100,14 +111,12 @@ func New(cfg Config) (*Runtime, error) {
 		refill:  make(chan struct{}, 1),
 		discard: make(chan *machine, 64),
 		done:    make(chan struct{}),
-		sampler: newSampler(),
 		pkgNeed: make(chan *packageSet, maxPackageSets),
 		pkgSets: map[string]*packageSet{},
 	}
 	r.closed, r.stopAll = context.WithCancel(context.Background())
-	r.wg.Add(2) // Done when filler and the sampler return, after Close.
+	r.wg.Add(1) // Done when filler returns, after Close.
 	go r.filler()
-	go func() { defer r.wg.Done(); r.sampler.loop() }()
 	r.nudge()
 	return r, nil
 }
@@ -115,7 +124,7 @@ func New(cfg Config) (*Runtime, error) {
 // Close closes the warm VMs and stops the background goroutine. Runs in
 // progress are not affected: they own their VMs. Close is idempotent.
 func (r *Runtime) Close() {
-	r.closeOnce.Do(func() { r.stopAll(); close(r.done); close(r.sampler.done) })
+	r.closeOnce.Do(func() { r.stopAll(); close(r.done) })
 	r.wg.Wait()
 	r.duckMu.Lock()
 	r.duckClosed = true
@@ -247,12 +256,17 @@ func (r *Runtime) release(m *machine) {
 	m.close()
 }
 
+// firstCollection is what a run may allocate before the engine first
+// collects garbage: the engine's own initial threshold.
+const firstCollection = 256 << 10
+
 // machine is one QuickJS VM with the bootstrap loaded.
 type machine struct {
 	vm       *quickjs.VM
 	dispatch quickjs.Value
 	heap     heapReader
-	run      *run // the run that owns the VM; nil while warm
+	watch    *allocWatch // nil if the wrapper's layout is unknown
+	run      *run        // the run that owns the VM; nil while warm
 }
 
 func newMachine() (*machine, error) {
@@ -266,6 +280,7 @@ func newMachine() (*machine, error) {
 	}
 	vm.SetCanBlock(false) // Atomics.wait must never block the worker
 	m := &machine{vm: vm, heap: newHeapReader(vm)}
+	m.watch = watchAllocator(m.heap)
 	if err := vm.RegisterHostFunc("__sbx_host", m.host); err != nil {
 		vm.Close()
 		return nil, fmt.Errorf("jsrt: register host: %w", err)
@@ -279,6 +294,14 @@ func newMachine() (*machine, error) {
 		vm.Close()
 		return nil, fmt.Errorf("jsrt: bootstrap: %w", err)
 	}
+	// The engine collects garbage when its heap grows past a threshold:
+	// 256 KiB at first, then 1.5 times the heap after each collection. The
+	// bootstrap leaves the heap just below the first, so nearly every run
+	// would begin with a collection of the bootstrap's objects (and the
+	// cleanups of a FinalizationRegistry would run at its first
+	// allocations). A run gets what a fresh engine gets: 256 KiB to
+	// allocate before the first collection.
+	vm.SetGCThreshold(uintptr(m.heap.bytes() + firstCollection))
 	return m, nil
 }
 
@@ -323,6 +346,21 @@ type Job struct {
 	// Replies carries answers to the run's data requests. The sender must
 	// not block on it: size its buffer for MaxDataRequests.
 	Replies <-chan ipc.Reply
+	// Overrun, if set, ends the run for its caller when the VM cannot be
+	// stopped: the step is still inside one call into the engine (a long
+	// built-in: JSON of a deep value, a big sort, a join of a huge sparse
+	// array) when the run's CPU time is past OverrunCPU of its limit,
+	// though the run was told to stop at the limit. Overrun is called at
+	// most once, on a watchdog's goroutine, with the run's terminal event
+	// (TIMEOUT cpuMs, or the limit that stopped the run first), and must
+	// not block; Run does not return before Overrun has. Run returns the
+	// same event when the call into the engine
+	// ends, which may be much later or never: the VM's goroutine keeps
+	// its CPU and the run's memory until then. The caller takes the event
+	// as the run's end at once, and gives up on whatever Run holds (a
+	// worker process exits; in-process, the runtime is abandoned).
+	// Without Overrun, Run waits.
+	Overrun func(*ipc.Event)
 }
 
 // Host receives a run's non-terminal events.

@@ -874,3 +874,26 @@ func TestIdleWorkerKilled(t *testing.T) {
 		expectResult(t, runStep(p, context.Background(), "return "+strconv.Itoa(i), testLimits, nil), strconv.Itoa(i))
 	}
 }
+
+// TestOverrunReplacesWorker: a step stuck forever in one native call is
+// ended at its CPU limit by its worker, which then exits: the run is
+// TIMEOUT cpuMs (not LIMIT_EXCEEDED "time" at wall + Grace, as before, nor
+// CRASHED), within the CPU margin, and the worker is replaced.
+func TestOverrunReplacesWorker(t *testing.T) {
+	p := newPool(t, pool.Config{Size: 1})
+	lim := limits(func(l *ipc.Limits) { l.CPUMs = 100 })
+	f := expectError(t, runStep(p, context.Background(), "return Array.prototype.indexOf.call({length: 2 ** 53 - 1}, 1)", lim, nil), ipc.CodeTimeout, ipc.LimitCPU)
+	bound := 120.0 // 10% and 10 ms
+	if testenv.Race {
+		bound = 200 // the watchdog's timers run late under the race detector
+	}
+	if f.Stats.CPUMs < 100 || f.Stats.CPUMs > bound {
+		t.Errorf("the run used %.1f ms of CPU; want 100 to %.0f", f.Stats.CPUMs, bound)
+	}
+	testenv.WaitFor(t, "the worker's replacement", func() bool { return p.Health().Restarts >= 1 })
+	ready(t, p)
+	expectResult(t, runStep(p, context.Background(), "return 'next'", testLimits, nil), `"next"`)
+	if hl := p.Health(); hl.Restarts != 1 || hl.LastError != "" {
+		t.Fatalf("health %+v", hl)
+	}
+}

@@ -291,9 +291,10 @@ type proc struct {
 	zmu    sync.Mutex
 	zygote *zygote // guarded by zmu
 
-	busy  atomic.Bool   // a run is in progress: set by Run, cleared by the reader at the run's terminal
-	runID atomic.Uint64 // the run in progress
-	runs  atomic.Int64  // runs that ended with a terminal frame
+	busy    atomic.Bool   // a run is in progress: set by Run, cleared by the reader at the run's terminal
+	exiting atomic.Bool   // its last terminal said it exits (ipc.Frame.Exiting)
+	runID   atomic.Uint64 // the run in progress
+	runs    atomic.Int64  // runs that ended with a terminal frame
 
 	pingSeq  uint64    // owned by the slot's supervisor
 	pingAt   time.Time // owned by the slot's supervisor
@@ -522,7 +523,14 @@ func (w *proc) lost() string {
 }
 
 
-func (w *proc) logWorkerExit() { w.logExit(logSlot, w.slot) }
+func (w *proc) logWorkerExit() {
+	if w.exiting.Load() && !w.killedByHost() {
+		// It said it would exit (ipc.Frame.Exiting), and did.
+		w.p.log.Debug("worker exited", logSlot, w.slot, logPID, w.pid, logStatus, w.exitStatus())
+		return
+	}
+	w.logExit(logSlot, w.slot)
+}
 
 // write sends an encoded frame; a write still blocked at deadline fails.
 func (w *proc) write(b []byte, deadline time.Time) error {

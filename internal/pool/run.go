@@ -24,6 +24,10 @@ const errPoolClosing = "the pool is closing"
 // terminal events go to job.Host.Emit in order, and job.Replies is read
 // for the answers to data requests. Stats.QueueMs is left for the caller.
 //
+// A worker that cannot stop a run's VM (a step stuck in one native call
+// past its CPU limit) ends the run itself with its limit and exits; the
+// host replaces it (ipc.Frame.Exiting).
+//
 // On top of that, the worker's failures end the run: a worker that dies
 // is CRASHED; one that breaks the protocol or reports more than the run's
 // limits allow is killed (CRASHED); one that has not answered Grace after
@@ -216,6 +220,9 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 					emitting = false
 					switch {
 					case ctx.Err() != nil:
+						// Aborted, closed, or stalled: the caller's
+						// session ends ctx when the caller has taken no
+						// event for its stall limit.
 						abortedEmitting = true
 						ctxAbort()
 					case !time.Now().Before(wallEnd):
@@ -238,6 +245,14 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 				w.runs.Add(1)
 				if f.Retire != "" {
 					w.retire(f.Retire)
+				}
+				if f.Exiting {
+					// The worker could not stop the run's VM (a step stuck
+					// in a native call past its CPU limit) and ended the run
+					// itself; it exits, and takes no other run.
+					w.exiting.Store(true)
+					w.kill("")
+					p.log.Info("worker replaced: its run overran its CPU limit in a native call", logRun, id, logPID, w.pid)
 				}
 				if slowReader {
 					return ipc.Failed(&ipc.Failure{Code: ipc.CodeTimeout, Limit: ipc.LimitWall,

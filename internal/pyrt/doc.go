@@ -103,8 +103,8 @@
 // position of the innermost user frame (RecursionError has limit
 // stackDepth; a result nested too deeply, jsonDepth); a step that awaits
 // what nothing will complete is RUNTIME at once. MemoryError, or death by
-// the memory cgroup, is OOM (memoryMb). SIGPROF from the CPU timer, SIGXCPU
-// or the RLIMIT_CPU kill is TIMEOUT (cpuMs). The wall limit, ctx and Close
+// the memory cgroup, is OOM (memoryMb). SIGPROF from the CPU timer, SIGXCPU,
+// the RLIMIT_CPU kill or the zygote's CPU kill is TIMEOUT (cpuMs). The wall limit, ctx and Close
 // make the host ask the zygote to kill the run: TIMEOUT (wallMs) or ABORTED.
 // A run process that dies otherwise is RUNTIME, with the tail of its raw
 // output as the stack; a zygote that dies is CRASHED for its run, and the
@@ -131,10 +131,19 @@
 //     can write, emptied and proven clean after every run (below).
 //   - Per-run rlimits, set by the run process on itself before the step
 //     runs: RLIMIT_AS (the zygote's address space, a few MiB of slack, plus
-//     memoryMb), ITIMER_PROF at cpuMs and RLIMIT_CPU one second past it (a
-//     step that ignores SIGPROF still dies), RLIMIT_NPROC (fork and thread
-//     bombs), RLIMIT_NOFILE, RLIMIT_FSIZE. A step may lower them, not raise
-//     them.
+//     memoryMb), ITIMER_PROF at cpuMs and RLIMIT_CPU one second past it,
+//     RLIMIT_NPROC (fork and thread bombs), RLIMIT_NOFILE, RLIMIT_FSIZE. A
+//     step may lower them, not raise them.
+//   - The zygote's CPU watch: from the run's start (its "start" frame, which
+//     the host relays as "watch") the zygote reads the run process's CPU
+//     clock in its select loop and kills the run at cpuMs ("cpuKilled" in
+//     its exit). SIGPROF's default action ends a step at its limit even in
+//     native code, but a step can ignore the signal, handle it in Python
+//     (the handler runs between bytecodes, never inside sorted(), str() of
+//     a huge int or a backtracking re) or cancel the timer; RLIMIT_CPU is
+//     whole seconds. The watch covers the run process, all its threads;
+//     a process the step forks has RLIMIT_CPU of its own, is one of
+//     RLIMIT_NPROC, and dies with the run.
 //   - The zygote as init of the pid namespace: the step cannot kill or stop
 //     it (init ignores signals it has no handler for; its only handler is a
 //     no-op for SIGCHLD), and kill(-1) after every run leaves nothing behind,

@@ -130,6 +130,10 @@ class Zygote:
             raise RuntimeError("/tmp is not empty when the zygote starts")
         self.baseline = self.tmp_state()
         self.keep = CONFIG.get("testKeepTmp") or None  # tests only: a name the cleaner leaves
+        try:
+            self.ncpu = max(1, len(os.sched_getaffinity(0)))
+        except OSError:
+            self.ncpu = os.cpu_count() or 1
 
     def send(self, obj, fds=()):
         data = json.dumps(obj).encode()
@@ -190,10 +194,25 @@ class Zygote:
         for fd in (in_w, ev_r, out_r):
             os.close(fd)
         status = rusage = None
-        killed = False
+        killed = cpu_killed = False
+        watch = None  # the run's CPU clock at its start and the CPU it may use, in ns
         while status is None:
+            timeout = None
+            if watch is not None and not (killed or cpu_killed):
+                now = _cpu_ns(pid)
+                if now is not None:
+                    used = now - watch[0]
+                    if used >= watch[1]:
+                        cpu_killed = True
+                        self.kill_all(reap=False)
+                    else:
+                        # CPU time runs at most ncpu times faster than
+                        # the wall clock (RLIMIT_NPROC bounds the threads
+                        # too, but not below the CPUs): look again when
+                        # the budget could be spent.
+                        timeout = max((watch[1] - used) / self.ncpu / 1e9, 0.0005)
             try:
-                ready, _, _ = select.select([self.ctl, self.wake_r], [], [])
+                ready, _, _ = select.select([self.ctl, self.wake_r], [], [], timeout)
             except InterruptedError:
                 ready = []
             if self.wake_r in ready:
@@ -210,6 +229,25 @@ class Zygote:
                 if m.get("op") == "kill" and m.get("id") == rid:
                     killed = True
                     self.kill_all(reap=False)
+                elif m.get("op") == "watch" and m.get("id") == rid and watch is None:
+                    # The run's process has its job: from here on its CPU
+                    # is the step's. A step can ignore or cancel
+                    # its CPU timer (SIGPROF) and sit in one native call
+                    # (sorted(), a big int's str(), a regular expression
+                    # that backtracks) that no Python-level handler
+                    # interrupts; RLIMIT_CPU is whole seconds. The zygote
+                    # reads the run's CPU clock and kills the run past its
+                    # limit, where the step cannot reach.
+                    # The base is the process's own reading when it took
+                    # its job, before the step ran (relayed by the host):
+                    # the time this message took is the step's too. Never
+                    # later than now.
+                    now = _cpu_ns(pid)
+                    limit, base = m.get("cpuMs"), m.get("baseNs")
+                    if now is not None and isinstance(limit, (int, float)) and limit > 0:
+                        if not isinstance(base, int) or not 0 < base < now:
+                            base = now
+                        watch = (base, int(limit * 1e6))
             while True:
                 try:
                     p, st, ru = os.wait4(-1, os.WNOHANG)
@@ -222,7 +260,7 @@ class Zygote:
         # Whatever the step started dies with it.
         self.kill_all()
         dirty = self.clean_tmp()
-        out = {"op": "exit", "id": rid, "killed": killed,
+        out = {"op": "exit", "id": rid, "killed": killed, "cpuKilled": cpu_killed,
                "cpuMs": (rusage.ru_utime + rusage.ru_stime) * 1000.0, "maxRssKb": rusage.ru_maxrss}
         if os.WIFSIGNALED(status):
             out["signal"] = os.WTERMSIG(status)
@@ -294,6 +332,16 @@ class Zygote:
                 "atime": st.st_atime_ns, "mtime": st.st_mtime_ns,
                 "free blocks": vfs.f_bfree, "free inodes": vfs.f_ffree,
                 "xattrs": {n: os.getxattr(self.tmp, n) for n in os.listxattr(self.tmp)}}
+
+
+def _cpu_ns(pid):
+    """The CPU time of process pid (all its threads), from its process CPU
+    clock (MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)), readable for any
+    process of the zygote's pid namespace; None once it is gone."""
+    try:
+        return time.clock_gettime_ns((~pid << 3) | 2)
+    except OSError:
+        return None
 
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -394,7 +442,9 @@ def child(zygote, fds):
     run.started = time.perf_counter()
     # What the process spent as a spare is not the step's.
     ru = resource.getrusage(resource.RUSAGE_SELF)
-    run.send(b'{"k":"start","cpuBase":%.3f}\n' % ((ru.ru_utime + ru.ru_stime) * 1000.0))
+    # cpuNs is the same, on the clock the zygote watches (see Zygote.spare).
+    run.send(b'{"k":"start","cpuBase":%.3f,"cpuNs":%d}\n' % (
+        (ru.ru_utime + ru.ru_stime) * 1000.0, time.clock_gettime_ns(time.CLOCK_PROCESS_CPUTIME_ID)))
     if lim.get("as"):
         resource.setrlimit(resource.RLIMIT_AS, (lim["as"], lim["as"]))
     run.main(job)

@@ -684,8 +684,8 @@ func TestTimeouts(t *testing.T) {
 		checkNoLeftovers(t, rt)
 	})
 	t.Run("cpu handler", func(t *testing.T) {
-		// A step that catches the CPU timer's signal still meets
-		// RLIMIT_CPU.
+		// A step that catches the CPU timer's signal still meets its
+		// limit: the zygote's watch (TestCPULimitInNativeCall).
 		l := testLimits
 		l.CPUMs = 300
 		code := "import signal\nsignal.signal(signal.SIGPROF, signal.SIG_IGN)\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\nwhile True:\n    pass"

@@ -280,6 +280,30 @@ func (rn *run) stop(f *ipc.Failure) {
 	rn.stopCancel()
 }
 
+// watchCPU has the zygote watch the run's CPU clock from now on (the step
+// starts: its process sends "start" once it has its job, before the step's
+// code runs), and kill the run at its CPU limit. The process's own CPU
+// timer (ITIMER_PROF: SIGPROF at the limit, whose default action ends the
+// process even inside native code) ends most steps just as well; the
+// zygote is what ends a step that ignores, handles or cancels it and then
+// sits in one long native call (sorted(), str() of a huge int, a regular
+// expression that backtracks), where no Python-level handler runs, long
+// before RLIMIT_CPU (whole seconds) would. The step cannot reach the
+// zygote. Killing the run costs nothing that reaching the limit does not
+// cost anyway, so the zygote kills at the limit itself: all of the margin
+// (10% and 10 ms) is left for its polling and for being scheduled. The CPU counts from base, the process's own reading
+// of its CPU clock as it took the job (the prelude, before any of the
+// step's code): what it spent as a spare (its rehearsal, which may still
+// run when the job is written) is not the step's, and the time this
+// message takes is. The zygote never takes a base later than its own
+// reading when the message arrives, so a forged start frame can only
+// shorten the step's time.
+func (rn *run) watchCPU(base int64) {
+	if err := rn.z.send(zmsg{Op: "watch", ID: rn.id, CPUMs: float64(rn.job.Limits.CPUMs), BaseNs: base}); err != nil {
+		rn.z.stop() // the loop sees the zygote die
+	}
+}
+
 // kill asks the zygote to kill every process of the run.
 func (rn *run) kill() {
 	rn.killSent = true
@@ -466,6 +490,7 @@ type frame struct {
 	Syntax  bool            `json:"syntax"`
 	CodeMs  float64         `json:"codeMs"`
 	CPUBase float64         `json:"cpuBase"`
+	CPUNs   int64           `json:"cpuNs"` // start: the process's CPU clock
 	// ConsoleDropped counts the lines the step's process did not send
 	// because the console limits were reached.
 	ConsoleDropped int `json:"consoleDropped"`
@@ -531,6 +556,7 @@ func (rn *run) handle(fe frameOrError) {
 			return
 		}
 		rn.started, rn.cpuBase = true, f.CPUBase
+		rn.watchCPU(f.CPUNs)
 	case "console":
 		level := f.Level
 		if !consoleLevels[level] {
@@ -741,6 +767,8 @@ func (rn *run) classifyExit() *ipc.Failure {
 		strings.Contains(out, "out of memory")
 	sig := syscall.Signal(m.Signal)
 	switch {
+	case m.CPUKilled:
+		return rn.timeout(ipc.LimitCPU) // the zygote's watch
 	case sig == syscall.SIGPROF || sig == syscall.SIGXCPU:
 		return rn.timeout(ipc.LimitCPU)
 	case sig == syscall.SIGKILL && m.CPUMs >= float64(rn.job.Limits.CPUMs):

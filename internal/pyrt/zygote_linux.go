@@ -27,9 +27,15 @@ type zmsg struct {
 	// events out, raw output out)
 	files []*os.File
 
-	// exit
-	Killed   bool    `json:"killed,omitempty"`
-	CPUMs    float64 `json:"cpuMs,omitempty"`
+	// exit; CPUMs is also watch's: the CPU time after which the zygote
+	// kills the run
+	Killed bool `json:"killed,omitempty"`
+	// CPUKilled says the zygote killed the run for its CPU time (watch).
+	CPUKilled bool    `json:"cpuKilled,omitempty"`
+	CPUMs     float64 `json:"cpuMs,omitempty"`
+	// watch: the run process's CPU clock when it took its job, as it
+	// read it (the zygote never takes a later one than its own).
+	BaseNs   int64   `json:"baseNs,omitempty"`
 	MaxRssKb float64 `json:"maxRssKb,omitempty"`
 	Signal   int     `json:"signal,omitempty"`
 	Status   int     `json:"status,omitempty"`

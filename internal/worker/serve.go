@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -23,6 +24,18 @@ const parentPollEvery = 500 * time.Millisecond
 // run to notice the cancellation.
 const exitWait = 2 * time.Second
 
+// ExitOverrun is the exit status of a worker that ended a run it could not
+// stop (see overrun).
+const ExitOverrun = 3
+
+// overrunWriteWait bounds how long a worker that ends an overrunning run
+// waits for its terminal frame to be written before it exits anyway.
+const overrunWriteWait = time.Second
+
+// errOverrun ends the protocol loop of a worker that is not its own
+// process (Config.In and Out set) after an overrun.
+var errOverrun = errors.New("a run overran its CPU limit inside a native call: the worker ended it and takes no other")
+
 // server is one worker's protocol loop. The main loop (serve) owns the
 // reads, through a reader goroutine; the writer goroutine owns the writes.
 type server struct {
@@ -32,7 +45,9 @@ type server struct {
 	newRunner   func(jsrt.Config) (Runner, error)
 	runner      Runner
 	watchParent bool
-	max         int // frame limit both ways, from the host's hello
+	ownProcess  bool          // the worker is this process: it exits after an overrun
+	overran     chan struct{} // closed after an overrun's terminal frame, if not ownProcess
+	max         int           // frame limit both ways, from the host's hello
 	w           *ipc.FrameWriter
 
 	outq       chan []byte   // encoded frames for the writer; unbuffered, so a send waits for the previous write
@@ -49,12 +64,14 @@ type server struct {
 type activeRun struct {
 	id      uint64
 	cancel  context.CancelCauseFunc
+	overrun atomic.Bool // the run's terminal went out through overrun
 	replies *replyQueue
 }
 
-func newServer(in, out *os.File, newRunner func(jsrt.Config) (Runner, error), watchParent bool) *server {
+func newServer(in, out *os.File, newRunner func(jsrt.Config) (Runner, error), watchParent, ownProcess bool) *server {
 	return &server{
-		in: in, out: out, newRunner: newRunner, watchParent: watchParent,
+		in: in, out: out, newRunner: newRunner, watchParent: watchParent, ownProcess: ownProcess,
+		overran:    make(chan struct{}),
 		outq:       make(chan []byte),
 		pongs:      make(chan uint64, 16),
 		writerDone: make(chan struct{}),
@@ -130,6 +147,8 @@ func (s *server) serve() (err error) {
 			}
 		case <-parentGone:
 			return errors.New("the parent process is gone")
+		case <-s.overran:
+			return errOverrun
 		case <-s.writerDone:
 			return errHostGone
 		}
@@ -288,7 +307,14 @@ func (s *server) execute(ctx context.Context, ar *activeRun, x *ipc.Execute) {
 	retire := ""
 	switch {
 	case x.Language != ipc.LanguagePython:
+		job.Overrun = func(ev *ipc.Event) {
+			ar.overrun.Store(true) // before Run can return: see below
+			go s.overrun(ar, ev)
+		}
 		ev = s.runner.Run(ctx, job)
+		if ar.overrun.Load() {
+			return // the terminal went out; the worker is ending
+		}
 	case s.python == nil:
 		ev = ipc.Failed(&ipc.Failure{Code: ipc.CodeUnavailable, Message: "this worker has no Python zygote"}, ipc.Stats{})
 	default:
@@ -318,6 +344,38 @@ func (s *server) execute(ctx context.Context, ar *activeRun, x *ipc.Execute) {
 		}
 	}
 	s.end(ar, b)
+}
+
+// overrun ends a run whose VM the runtime could not stop (jsrt.Job.Overrun):
+// the step is stuck inside one call into the engine, past its CPU limit,
+// and its goroutine would keep a CPU busy until the call returns, if ever.
+// The worker sends the run's terminal, marked Exiting, and exits (or, not
+// being its own process, ends its protocol loop): the process is the only
+// thing that can stop that goroutine. The host replaces it.
+func (s *server) overrun(ar *activeRun, ev *ipc.Event) {
+	sanitize(ev)
+	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameTerminal, RunID: ar.id, Event: ev, Exiting: true}, s.max)
+	if err != nil {
+		panic(fmt.Sprintf("worker: encode an overrun's terminal: %v", err))
+	}
+	// The worker stays busy: an execute frame now is the host's error.
+	written := make(chan struct{})
+	go func() {
+		// The second send is taken only when the writer is done with the
+		// first (see the started frame in handle).
+		s.send(b)
+		s.send(nil)
+		close(written)
+	}()
+	select {
+	case <-written:
+	case <-time.After(overrunWriteWait):
+	}
+	if s.ownProcess {
+		fmt.Fprintf(os.Stderr, "stepbox worker: %v\n", errOverrun)
+		os.Exit(ExitOverrun)
+	}
+	close(s.overran)
 }
 
 // end makes the worker idle and sends the run's terminal frame. Idle

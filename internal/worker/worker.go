@@ -43,7 +43,13 @@
 // The worker exits when descriptor 3 reaches end of file (the host closed
 // it, or died), when its parent process changes (the host died and the
 // worker was re-parented; on Linux the host also sets PR_SET_PDEATHSIG to
-// SIGKILL), or when writing to descriptor 4 fails.
+// SIGKILL), or when writing to descriptor 4 fails. It also exits, with
+// status ExitOverrun, after a run it could not stop: a step stuck in one
+// native call of the engine past its CPU limit (jsrt.Job.Overrun) keeps
+// its goroutine busy until the call returns, if ever, and only the end of
+// the process stops it. The worker first sends the run's terminal frame,
+// marked Exiting (TIMEOUT cpuMs, or whichever limit stopped the run
+// first), so the run ends with its limit, not CRASHED.
 package worker
 
 import (
@@ -181,7 +187,9 @@ func serve(cfg Config) error {
 	if newRunner == nil {
 		newRunner = func(c jsrt.Config) (Runner, error) { return jsrt.New(c) }
 	}
-	s := newServer(in, out, newRunner, cfg.WatchParent)
+	// A worker on the real descriptors is its own process, and exits
+	// after a run it could not stop; one in-process (tests) ends serve.
+	s := newServer(in, out, newRunner, cfg.WatchParent, cfg.In == nil && cfg.Out == nil)
 	s.pass = pass
 	return s.serve()
 }
