@@ -124,8 +124,8 @@ type Execute struct {
 	// empty) or LanguagePython, which needs a zygote frame first.
 	Language string          `json:"language,omitempty"`
 	Code     string          `json:"code"`
-	Input  json.RawMessage `json:"input,omitempty"` // JSON; empty means null
-	Limits Limits          `json:"limits"`
+	Input    json.RawMessage `json:"input,omitempty"` // JSON; empty means null
+	Limits   Limits          `json:"limits"`
 	// Modules are the built-in modules the run's guest gets ("duckdb",
 	// "glpk"); the engine has checked them against the plan.
 	Modules []string `json:"modules,omitempty"`

@@ -151,7 +151,6 @@ type Config struct {
 	// answer (sync.OnceValues); an error makes those runs UNAVAILABLE
 	// with its text. Nil means the pool runs no Python.
 	Python func() (*pyrt.Launcher, error)
-
 }
 
 // IDRange is a range of host uids (and the same gids): First, First+1, ...,
@@ -390,8 +389,8 @@ func (p *Pool) Close(ctx context.Context) error {
 type Health struct {
 	Size    int // configured workers: runs at once
 	Standby int // configured workers beyond Size, bound to no group until used
-	Up   int // started and alive
-	Busy int // running a step
+	Up      int // started and alive
+	Busy    int // running a step
 	// Unbound counts the started workers bound to no group yet.
 	Unbound int
 	// Zygotes counts the workers' Python zygotes that are up.
@@ -418,8 +417,8 @@ type WorkerHealth struct {
 	Busy bool
 	// Bound is set once the worker has served a run; Group is the group
 	// it serves from then on.
-	Bound bool
-	Group string
+	Bound   bool
+	Group   string
 	Runs    int // runs completed with a terminal frame
 	Started time.Time
 	// Zygote is the worker's Python zygote, nil until its first Python

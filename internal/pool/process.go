@@ -439,7 +439,6 @@ func (w *proc) handshake(timeout time.Duration) error {
 	return nil
 }
 
-
 // reaped runs once the worker has been reaped: a Run writing to the dead
 // worker fails at once, its zygote is killed, and the reader is not kept
 // waiting by a grandchild that still holds a descriptor.
@@ -507,7 +506,6 @@ func (w *proc) begin(id uint64) {
 	w.busy.Store(true)
 }
 
-
 // reusable reports whether the worker can take another run.
 func (w *proc) reusable() bool { return w.usable() && !w.busy.Load() && w.retiredWhy() == "" }
 
@@ -521,7 +519,6 @@ func (w *proc) lost() string {
 	}
 	return fmt.Sprintf("the worker process running the step died (%s)", w.exitStatus())
 }
-
 
 func (w *proc) logWorkerExit() {
 	if w.exiting.Load() && !w.killedByHost() {
@@ -595,4 +592,3 @@ func (t *tailWriter) String() string {
 	defer t.mu.Unlock()
 	return strings.TrimSpace(string(t.buf))
 }
-

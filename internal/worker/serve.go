@@ -40,7 +40,7 @@ var errOverrun = errors.New("a run overran its CPU limit inside a native call: t
 // reads, through a reader goroutine; the writer goroutine owns the writes.
 type server struct {
 	in, out     *os.File
-	pass        *os.File // descriptors from the host; nil if none
+	pass        *os.File     // descriptors from the host; nil if none
 	python      *pyrt.Runner // the zygote the host gave this worker; nil until then
 	newRunner   func(jsrt.Config) (Runner, error)
 	runner      Runner
