@@ -220,9 +220,9 @@ func (e *Engine) prepare(ctx context.Context, req Request) (*jsrt.Job, *tsMapper
 	default:
 		return nil, nil, newError(CodeValidation, nil, "unknown language %q (want javascript, typescript or python)", req.Language)
 	}
-	if len(req.Code) > lim.MaxCodeBytes {
-		err := newError(CodeValidation, nil, "code is %d bytes, more than maxCodeBytes=%d", len(req.Code), lim.MaxCodeBytes)
-		err.Limit = ipc.LimitCode
+	if f := lim.wire().CheckCode(len(req.Code)); f != nil {
+		err := newError(CodeValidation, nil, "%s", f.Message)
+		err.Limit = f.Limit
 		return nil, nil, err
 	}
 	if len(req.Input) > 0 {

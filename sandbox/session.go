@@ -226,8 +226,7 @@ func (s *Session) run(w *waiter) {
 	start := queued
 	var term *ipc.Event
 	if err := s.e.sched.wait(s.ctx, w); err != nil {
-		term = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeAborted,
-			Message: "the run was aborted while queued"}}
+		term = ipc.Failed(ipc.AbortedBecause("it was still queued"), ipc.Stats{})
 	} else {
 		start = time.Now()
 		if s.req.Language == Python {
@@ -243,12 +242,7 @@ func (s *Session) run(w *waiter) {
 	close(s.finished)
 	if reqs, bytes, ok := s.closeFetches(); ok {
 		// The FetchProxy's counts are the host's own.
-		var st *ipc.Stats
-		if term.Result != nil {
-			st = &term.Result.Stats
-		} else {
-			st = &term.Error.Stats
-		}
+		st := term.TerminalStats()
 		st.FetchRequests, st.FetchBytes = reqs, bytes
 	}
 	var stall *stallError
@@ -256,16 +250,9 @@ func (s *Session) run(w *waiter) {
 		// The caller stopped reading, and the events after the stall were
 		// dropped: whatever the runtime reported since (the worker may
 		// have finished meanwhile), the run ends ABORTED, saying why.
-		var st ipc.Stats
-		if term.Result != nil {
-			st = term.Result.Stats
-		} else {
-			st = term.Error.Stats
-		}
-		term = &ipc.Event{Kind: ipc.KindError, Error: &ipc.Failure{Code: ipc.CodeAborted,
-			Message: "the run was aborted: " + stall.Error(), Stats: st}}
+		term = ipc.Failed(ipc.AbortedBecause(stall.Error()), *term.TerminalStats())
 	}
-	queueMs := ms(start.Sub(queued))
+	queueMs := ipc.Ms(start.Sub(queued))
 	var ev Event
 	var stats Stats
 	if r := term.Result; r != nil {
@@ -323,8 +310,6 @@ func (s *Session) meter(start time.Time, st Stats) {
 	}
 	s.e.cfg.Meter.Record(u)
 }
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 var errAbandoned = errors.New("the run was abandoned")
 

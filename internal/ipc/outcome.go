@@ -3,6 +3,7 @@ package ipc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -39,10 +40,18 @@ func Aborted(ctx context.Context) *Failure {
 	return &Failure{Code: CodeAborted, Message: AbortMessage(ctx)}
 }
 
+// AbortedBecause is the outcome of a run the host stopped for reason:
+// "the run was aborted: <reason>".
+func AbortedBecause(reason string) *Failure {
+	return &Failure{Code: CodeAborted, Message: abortPrefix + ": " + reason}
+}
+
+const abortPrefix = "the run was aborted"
+
 // AbortMessage is the message of a run stopped because ctx ended (see
 // Aborted).
 func AbortMessage(ctx context.Context) string {
-	msg := "the run was aborted"
+	msg := abortPrefix
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		msg += ": " + cause.Error()
 	}
@@ -52,3 +61,15 @@ func AbortMessage(ctx context.Context) string {
 // Ms returns d in the contract's unit for durations: milliseconds, with a
 // fractional part.
 func Ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// CheckCode returns the VALIDATION failure of a step source of n bytes
+// when it is larger than MaxCodeBytes, or nil. Every side that takes code
+// (the engine's validation, a worker's runtime) refuses it with this one
+// check, in the same words.
+func (l Limits) CheckCode(n int) *Failure {
+	if n <= l.MaxCodeBytes {
+		return nil
+	}
+	return &Failure{Code: CodeValidation, Limit: LimitCode,
+		Message: fmt.Sprintf("code is %d bytes, more than maxCodeBytes=%d", n, l.MaxCodeBytes)}
+}

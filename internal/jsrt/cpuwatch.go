@@ -71,7 +71,7 @@ func (rn *run) overrun() {
 		return
 	}
 	f := rn.reason()
-	ev := failure(&ipc.Failure{Code: f.Code, Limit: f.Limit, Name: f.Name, Message: f.Message}, ipc.Stats{})
+	ev := ipc.Failed(&ipc.Failure{Code: f.Code, Limit: f.Limit, Name: f.Name, Message: f.Message}, ipc.Stats{})
 	rn.fillStats(ev)
 	// Under endMu: Run, which decides through end too, cannot return
 	// before Overrun has.

@@ -367,7 +367,7 @@ func (rn *run) canceled(ctx context.Context) *ipc.Failure {
 	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		return rn.timeout(ipc.LimitWall)
 	}
-	return &ipc.Failure{Code: ipc.CodeAborted, Message: "the run was aborted"}
+	return ipc.Aborted(context.Background())
 }
 
 // duckFailure maps a duckdb error to its outcome (see duckdb's errors.go):

@@ -24,12 +24,8 @@ import (
 // terminal event; Stats.QueueMs is left for the caller.
 func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 	start := time.Now()
-	if len(job.Code) > job.Limits.MaxCodeBytes {
-		return failure(&ipc.Failure{
-			Code:    ipc.CodeValidation,
-			Limit:   ipc.LimitCode,
-			Message: fmt.Sprintf("code is %d bytes, more than maxCodeBytes=%d", len(job.Code), job.Limits.MaxCodeBytes),
-		}, ipc.Stats{WallMs: ms(time.Since(start))})
+	if f := job.Limits.CheckCode(len(job.Code)); f != nil {
+		return ipc.Failed(f, ipc.Stats{WallMs: ipc.Ms(time.Since(start))})
 	}
 	input := string(job.Input)
 	if strings.TrimSpace(input) == "" {
@@ -37,11 +33,11 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 	}
 	code, codes, f := prepareJob(job)
 	if f != nil {
-		return failure(f, ipc.Stats{WallMs: ms(time.Since(start))})
+		return ipc.Failed(f, ipc.Stats{WallMs: ipc.Ms(time.Since(start))})
 	}
 	m, preloaded, err := r.acquireWith(job.Packages, codes)
 	if err != nil {
-		return failure(&ipc.Failure{Code: ipc.CodeUnavailable, Message: err.Error()}, ipc.Stats{})
+		return ipc.Failed(&ipc.Failure{Code: ipc.CodeUnavailable, Message: err.Error()}, ipc.Stats{})
 	}
 	defer r.release(m)
 	if preloaded {
@@ -125,11 +121,7 @@ func newRun(ctx context.Context, m *machine, job Job, start time.Time) *run {
 	}))
 	rn.armCPU()
 	rn.afterCtx = context.AfterFunc(ctx, func() {
-		msg := "the run was aborted"
-		if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-			msg += ": " + cause.Error()
-		}
-		rn.stop(&ipc.Failure{Code: ipc.CodeAborted, Message: msg})
+		rn.stop(ipc.Aborted(ctx))
 	})
 	return rn
 }
@@ -220,7 +212,7 @@ func (rn *run) execute(code string, codes []*compiledPackage, input string) *ipc
 			}
 		}
 		if f := rn.syntaxCheck(code); f != nil {
-			rn.result = failure(f, ipc.Stats{})
+			rn.result = ipc.Failed(f, ipc.Stats{})
 			return nil
 		}
 		if rn.granted(ModuleDuckDB) {
@@ -232,7 +224,7 @@ func (rn *run) execute(code string, codes []*compiledPackage, input string) *ipc
 		if len(rn.pending) == 0 && len(rn.timers) == 0 {
 			// The job queue is empty (js drains it) and nothing is
 			// awaited from outside.
-			rn.result = failure(rn.stalled(), ipc.Stats{})
+			rn.result = ipc.Failed(rn.stalled(), ipc.Stats{})
 			break
 		}
 		select {
@@ -249,7 +241,7 @@ func (rn *run) execute(code string, codes []*compiledPackage, input string) *ipc
 	// behind its return (a microtask flood, say) cannot take it back.
 	ev := rn.result
 	if f := rn.reason(); f != nil && ev == nil {
-		ev = failure(f, ipc.Stats{})
+		ev = ipc.Failed(f, ipc.Stats{})
 	}
 	rn.fillStats(ev)
 	return rn.end(ev)
@@ -345,7 +337,7 @@ func (rn *run) js(call func() error) {
 		rn.stop(rn.unnamedOOM())
 		return
 	}
-	rn.result = failure(&ipc.Failure{Code: ipc.CodeRuntime, Message: err.Error()}, ipc.Stats{})
+	rn.result = ipc.Failed(&ipc.Failure{Code: ipc.CodeRuntime, Message: err.Error()}, ipc.Stats{})
 }
 
 // protect runs call, turning a stopPanic from a host function into a
@@ -436,7 +428,7 @@ func (rn *run) deliver(rep ipc.Reply) {
 		}
 		if kind == ipc.KindDataRequest {
 			if err := rn.count(func(b *ipc.Budget) error { return b.DataBytes(len(payload)) }); err != nil {
-				rn.stop(limitFailure(err))
+				rn.stop(ipc.LimitFailure(err))
 				return
 			}
 		}
@@ -527,10 +519,10 @@ func (rn *run) host(args []any) (any, error) {
 	case "status":
 		text, _ := arg[string](args, 1)
 		if err := rn.count(func(b *ipc.Budget) error { return b.Status() }); err != nil {
-			rn.fail(limitFailure(err))
+			rn.fail(ipc.LimitFailure(err))
 		}
 		if err := rn.count(func(b *ipc.Budget) error { return b.DataBytes(len(text)) }); err != nil {
-			rn.fail(limitFailure(err)) // status payloads cross the bridge too
+			rn.fail(ipc.LimitFailure(err)) // status payloads cross the bridge too
 		}
 		if err := ipc.CheckJSONDepth([]byte(text), ipc.MaxJSONDepth); err != nil {
 			return nil, fmt.Errorf("reportStatus: the payload is %w", err)
@@ -544,7 +536,7 @@ func (rn *run) host(args []any) (any, error) {
 			return nil, errors.New("dataProxy.request: method must be 1 to 256 characters")
 		}
 		if err := rn.count(func(b *ipc.Budget) error { return b.DataRequest(len(params)) }); err != nil {
-			rn.fail(limitFailure(err))
+			rn.fail(ipc.LimitFailure(err))
 		}
 		if err := ipc.CheckJSONDepth([]byte(params), ipc.MaxJSONDepth); err != nil {
 			return nil, fmt.Errorf("dataProxy.request: params are %w", err)
@@ -557,7 +549,7 @@ func (rn *run) host(args []any) (any, error) {
 	case "fetch":
 		req, _ := arg[string](args, 1)
 		if err := rn.count(func(b *ipc.Budget) error { return b.Fetch() }); err != nil {
-			rn.fail(limitFailure(err))
+			rn.fail(ipc.LimitFailure(err))
 		}
 		rn.nextID++
 		id := rn.nextID
@@ -596,7 +588,7 @@ func (rn *run) host(args []any) (any, error) {
 		if ok {
 			rn.done(payload)
 		} else {
-			rn.result = failure(rn.thrown(payload, ipc.CodeRuntime), ipc.Stats{})
+			rn.result = ipc.Failed(rn.thrown(payload, ipc.CodeRuntime), ipc.Stats{})
 		}
 		// Jobs the step left queued must not run on: stop draining them.
 		rn.m.vm.Interrupt()
@@ -610,12 +602,12 @@ const maxTimers = 10000
 
 func (rn *run) done(value string) {
 	if len(value) > rn.job.Limits.MaxResultBytes {
-		rn.result = failure(&ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: ipc.LimitResult,
+		rn.result = ipc.Failed(&ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: ipc.LimitResult,
 			Message: fmt.Sprintf("the result is %d bytes, more than maxResultBytes=%d", len(value), rn.job.Limits.MaxResultBytes)}, ipc.Stats{})
 		return
 	}
 	if err := ipc.CheckJSONDepth([]byte(value), ipc.MaxJSONDepth); err != nil {
-		rn.result = failure(&ipc.Failure{Code: ipc.CodeRuntime, Limit: ipc.LimitJSONDepth,
+		rn.result = ipc.Failed(&ipc.Failure{Code: ipc.CodeRuntime, Limit: ipc.LimitJSONDepth,
 			Message: "the result is " + err.Error()}, ipc.Stats{})
 		return
 	}
@@ -639,31 +631,12 @@ func (rn *run) fillStats(ev *ipc.Event) {
 	if t0 := rn.callT0.Load(); t0 != 0 {
 		code += time.Now().UnixNano() - t0
 	}
-	st.WallMs = ms(time.Since(rn.start))
-	st.CPUMs = ms(rn.cpu.used())
-	st.CodeMs = ms(time.Duration(code))
+	st.WallMs = ipc.Ms(time.Since(rn.start))
+	st.CPUMs = ipc.Ms(rn.cpu.used())
+	st.CodeMs = ipc.Ms(time.Duration(code))
 	st.HeapMB = float64(max(rn.m.watch.peakBytes(), rn.oomFloor.Load())) / (1 << 20)
-	if ev.Result != nil {
-		ev.Result.Stats = st
-	} else {
-		ev.Error.Stats = st
-	}
+	*ev.TerminalStats() = st
 }
-
-func limitFailure(err error) *ipc.Failure {
-	var le *ipc.LimitError
-	if errors.As(err, &le) {
-		return &ipc.Failure{Code: ipc.CodeLimitExceeded, Limit: le.Limit, Message: le.Error()}
-	}
-	return &ipc.Failure{Code: ipc.CodeRuntime, Message: err.Error()}
-}
-
-func failure(f *ipc.Failure, st ipc.Stats) *ipc.Event {
-	f.Stats = st
-	return &ipc.Event{Kind: ipc.KindError, Error: f}
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func arg[T any](args []any, i int) (T, bool) {
 	var zero T

@@ -650,7 +650,7 @@ func (p *Pool) acquire(ctx context.Context, group string) (*proc, *ipc.Failure) 
 		case <-ctx.Done():
 			return nil, ipc.Aborted(ctx)
 		case <-p.abortAll:
-			return nil, &ipc.Failure{Code: ipc.CodeAborted, Message: "the run was aborted: " + errPoolClosing}
+			return nil, ipc.AbortedBecause(errPoolClosing)
 		}
 	}
 }

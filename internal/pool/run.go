@@ -275,7 +275,7 @@ func (p *Pool) execute(ctx context.Context, w *proc, id uint64, frame []byte, jo
 			ctxAbort()
 		case <-poolAbort:
 			poolAbort = nil
-			abort("the run was aborted: "+errPoolClosing, errPoolClosing)
+			abort(ipc.AbortedBecause(errPoolClosing).Message, errPoolClosing)
 		case <-hard.C:
 			w.kill("")
 			<-w.exited

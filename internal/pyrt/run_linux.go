@@ -255,7 +255,7 @@ func (rn *run) stopReason() *ipc.Failure {
 	case rn.ctx.Err() != nil:
 		return ipc.Aborted(rn.ctx)
 	case rn.r.closeCtx.Err() != nil:
-		return &ipc.Failure{Code: ipc.CodeAborted, Message: "the run was aborted: the Python runtime is closing"}
+		return ipc.AbortedBecause("the Python runtime is closing")
 	default:
 		return rn.timeout(ipc.LimitWall)
 	}
@@ -747,11 +747,7 @@ func (rn *run) finish() *ipc.Event {
 	if rn.codeMs > 0 {
 		st.CodeMs = min(rn.codeMs, st.WallMs)
 	}
-	if ev.Result != nil {
-		ev.Result.Stats = st
-	} else {
-		ev.Error.Stats = st
-	}
+	*ev.TerminalStats() = st
 	return ev
 }
 
