@@ -417,17 +417,20 @@ func (sk *soaker) verdict(r *soakRun) string {
 		return ""
 	}
 	// Faults the injector made. A worker that dies fails its run
-	// (CRASHED); a Python zygote that dies fails its run (CRASHED), and
-	// one that cannot be restarted makes Python UNAVAILABLE for the run.
-	// Either needs a kill of such a process while the run was in the
-	// engine (or just before: a worker killed while idle may be taken
-	// before it is reaped).
-	victim := "worker"
-	if k.lang == sandbox.Python {
-		victim = "zygote"
-	}
-	if se.Code == sandbox.CodeCrashed && (victim == "zygote" || r.iso == "process") || se.Code == sandbox.CodeUnavailable && victim == "zygote" {
-		if sk.kills.between(victim, r.submit.Add(-killReach), r.end) == 0 {
+	// (CRASHED); a Python run runs in a worker too, under its zygote, and
+	// the death of either fails it (CRASHED), or makes Python UNAVAILABLE
+	// for the run when the zygote cannot be started. Either needs a kill
+	// of such a process while the run was in the engine (or just before:
+	// a worker killed while idle may be taken before it is reaped).
+	python := k.lang == sandbox.Python
+	if se.Code == sandbox.CodeCrashed && (python || r.iso == "process") || se.Code == sandbox.CodeUnavailable && python {
+		n := sk.kills.between("worker", r.submit.Add(-killReach), r.end)
+		victim := "worker"
+		if python {
+			n += sk.kills.between("zygote", r.submit.Add(-killReach), r.end)
+			victim = "worker or zygote"
+		}
+		if n == 0 {
 			return fmt.Sprintf("%s with no %s killed: %s", se.Code, victim, se.Message)
 		}
 		return ""
