@@ -40,6 +40,31 @@ type WorkerHealth struct {
 	// died; LastErrorAt is when. Empty when nothing went wrong.
 	LastError   string
 	LastErrorAt time.Time
+	// Standby is how many workers beyond Size the engine keeps started and
+	// bound to no tenant (Config.Workers); Unbound counts those up now. A
+	// run whose tenant has no idle worker takes one of them.
+	Standby, Unbound int
+	// Retired counts workers replaced because they must serve no other
+	// run (Config.Workers: maxRuns, maxAge, retireAfterLimit; a zygote
+	// that could not prove a run's traces gone); LastRetired says why the
+	// last one was.
+	Retired     int
+	LastRetired string
+	// Processes lists the workers up, with their zygotes.
+	Processes []WorkerProcess `json:",omitempty"`
+}
+
+// WorkerProcess is one worker process, as Health sees it.
+type WorkerProcess struct {
+	PID  int
+	Busy bool
+	// Bound is set once the worker has taken a run; from then on it
+	// serves the runs of one isolation group (Config.Workers) only.
+	Bound   bool
+	Runs    int // runs it has ended
+	Started time.Time
+	// ZygotePID is the pid of its Python zygote, or 0 while it has none.
+	ZygotePID int `json:",omitempty"`
 }
 
 // PythonHealth describes Python: each worker that has run a Python step
@@ -121,6 +146,15 @@ func (e *Engine) Health() Health {
 }
 
 func workerHealth(p pool.Health) WorkerHealth {
-	return WorkerHealth{Size: p.Size, Up: p.Up, Busy: p.Busy, Restarts: p.Restarts,
-		Failing: p.Failing, LastError: p.LastError, LastErrorAt: p.LastErrorAt}
+	h := WorkerHealth{Size: p.Size, Up: p.Up, Busy: p.Busy, Restarts: p.Restarts,
+		Failing: p.Failing, LastError: p.LastError, LastErrorAt: p.LastErrorAt,
+		Standby: p.Standby, Unbound: p.Unbound, Retired: p.Retired, LastRetired: p.LastRetired}
+	for _, w := range p.Workers {
+		wp := WorkerProcess{PID: w.PID, Busy: w.Busy, Bound: w.Bound, Runs: w.Runs, Started: w.Started}
+		if w.Zygote != nil && w.Zygote.Up {
+			wp.ZygotePID = w.Zygote.PID
+		}
+		h.Processes = append(h.Processes, wp)
+	}
+	return h
 }

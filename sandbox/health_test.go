@@ -52,3 +52,39 @@ func TestEngineHealth(t *testing.T) {
 		t.Fatalf("closed engine: ready %v %q", ok, why)
 	}
 }
+
+// TestHealthShowsBothLanguages: Health lists the processes that run steps
+// of both languages. A Python run starts the zygote of the worker it runs
+// in (in-process, a worker of the Python pool), which Health then names.
+func TestHealthShowsBothLanguages(t *testing.T) {
+	eng := newEngine(t, sandbox.Config{PoolSize: 1})
+	if _, err := eng.Run(context.Background(), sandbox.Request{Language: sandbox.Python, Code: "return 1"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	h := eng.Health()
+	wh := h.Workers
+	if h.Isolation == sandbox.IsolationInProcess {
+		if h.Python.Workers == nil {
+			t.Fatalf("in-process, no Python workers after a Python run: %+v", h)
+		}
+		wh = *h.Python.Workers
+	}
+	if h.Python.Zygotes != 1 {
+		t.Fatalf("%d zygotes after a Python run, want 1: %+v", h.Python.Zygotes, h)
+	}
+	zygotes := 0
+	for _, p := range wh.Processes {
+		if p.PID <= 0 || p.Busy {
+			t.Fatalf("process %+v", p)
+		}
+		if p.ZygotePID != 0 {
+			zygotes++
+			if !p.Bound || p.Runs != 1 {
+				t.Fatalf("the worker that ran the Python step: %+v", p)
+			}
+		}
+	}
+	if zygotes != 1 || len(wh.Processes) != wh.Up {
+		t.Fatalf("processes %+v, %d up", wh.Processes, wh.Up)
+	}
+}

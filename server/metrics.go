@@ -32,6 +32,9 @@ const (
 	metricWorkersBusy   = "stepbox_workers_busy"
 	metricRestarts      = "stepbox_worker_restarts_total"
 	metricPythonUp      = "stepbox_python_zygotes"
+	metricProcesses     = "stepbox_worker_processes"
+	metricUnbound       = "stepbox_workers_unbound"
+	metricRetired       = "stepbox_workers_retired_total"
 	metricReady         = "stepbox_ready"
 	metricBuildInfo     = "stepbox_build_info"
 )
@@ -236,6 +239,27 @@ func (m *Metrics) registerServer(s *Server) {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricPythonUp, Help: "Python zygotes up: one per worker that has run a Python step, in a jail of its own."}, func() float64 {
 			return float64(s.engine.Health().Python.Zygotes)
 		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: metricUnbound, Help: "Started workers bound to no tenant yet (the standby), both languages'."}, func() float64 {
+			h := s.engine.Health()
+			return float64(h.Workers.Unbound + pythonWorkers(h).Unbound)
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: metricRetired, Help: "Workers replaced because they must serve no other run: their run count or age, a run that hit a limit, a zygote that could not prove a run's traces gone.",
+		}, func() float64 {
+			h := s.engine.Health()
+			return float64(h.Workers.Retired + pythonWorkers(h).Retired)
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: metricProcesses, Help: "Jailed processes up that run steps: kind worker (JavaScript and Python runs) and zygote (one per worker that has run Python).", ConstLabels: prometheus.Labels{"kind": "worker"},
+		}, func() float64 {
+			h := s.engine.Health()
+			return float64(len(h.Workers.Processes) + len(pythonWorkers(h).Processes))
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: metricProcesses, Help: "Jailed processes up that run steps: kind worker (JavaScript and Python runs) and zygote (one per worker that has run Python).", ConstLabels: prometheus.Labels{"kind": "zygote"},
+		}, func() float64 {
+			return float64(s.engine.Health().Python.Zygotes)
+		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: metricBuildInfo, Help: "Always 1; the version label is the server's.", ConstLabels: prometheus.Labels{"version": s.cfg.Version},
 		}, func() float64 { return 1 }),
@@ -243,4 +267,13 @@ func (m *Metrics) registerServer(s *Server) {
 	for _, g := range gauges {
 		_ = m.reg.Register(g) // AlreadyRegisteredError: another server registered it first
 	}
+}
+
+// pythonWorkers is the in-process engine's pool of Python workers (with
+// process isolation, Python runs in Health.Workers), or nothing.
+func pythonWorkers(h sandbox.Health) sandbox.WorkerHealth {
+	if h.Python.Workers == nil {
+		return sandbox.WorkerHealth{}
+	}
+	return *h.Python.Workers
 }

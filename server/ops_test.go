@@ -262,3 +262,35 @@ func childPIDs(t *testing.T) []int {
 	}
 	return pids
 }
+
+// TestProcessesInMetrics: the metrics count the jailed processes of both
+// languages. A Python run starts its worker's zygote, which the metrics
+// then show beside the workers.
+func TestProcessesInMetrics(t *testing.T) {
+	ts := start(t, server.Config{PoolSize: 1})
+	metric := func(m, name string) int {
+		for _, line := range strings.Split(m, "\n") {
+			if v, ok := strings.CutPrefix(line, name+" "); ok {
+				n, err := strconv.Atoi(v)
+				if err != nil {
+					t.Fatalf("%s: %v", line, err)
+				}
+				return n
+			}
+		}
+		t.Fatalf("no %s in\n%s", name, grep(m, "stepbox_"))
+		return 0
+	}
+	if status, _, raw := ts.post(t, runPath, `{"language": "python", "code": "return 1"}`); status != 200 {
+		t.Fatalf("%d %s", status, raw)
+	}
+	_, m := ts.get(t, "/metrics")
+	if z := metric(m, `stepbox_worker_processes{kind="zygote"}`); z != 1 {
+		t.Fatalf("%d zygotes after a Python run, want 1:\n%s", z, grep(m, "stepbox_"))
+	}
+	if w, up := metric(m, `stepbox_worker_processes{kind="worker"}`), metric(m, "stepbox_workers_up"); w != up || w < 1 {
+		t.Fatalf("%d worker processes, %d workers up:\n%s", w, up, grep(m, "stepbox_"))
+	}
+	metric(m, "stepbox_workers_unbound")
+	metric(m, "stepbox_workers_retired_total")
+}
