@@ -1,6 +1,8 @@
 // Package ipc is the run vocabulary (Limits, Event, Reply, Failure, Stats,
-// Budget) and the frame codec that carries it between the host and its
-// worker processes.
+// Budget, ModuleCall) with the outcome helpers every runtime shares
+// (Failed, Aborted, AbortedBecause, LimitFailure, Limits.CheckCode, Ms), and
+// the frame codec that carries runs between the host and its worker
+// processes, for JavaScript and Python steps alike.
 //
 // # Frames
 //
@@ -17,9 +19,11 @@
 //
 // # Sequence
 //
-// The worker reads frames on descriptor 3 and writes them on descriptor 4
-// (see package worker). The host is trusted; the worker is not, so the host
-// checks every frame it receives against the run it belongs to.
+// The worker reads frames on descriptor 3 and writes them on descriptor 4;
+// on Linux, descriptor 5 is a unix socket on which the host passes it
+// descriptors (see package worker). The host is trusted; the worker is
+// not, so the host checks every frame it receives against the run it
+// belongs to. ProtocolVersion is 6.
 //
 //	host (pool)                                        worker (child process)
 //	    │                                                  │ start: Config.Enter (jail)
@@ -30,28 +34,36 @@
 //	    │── ping {seq} ───────────────────────────────────▶│
 //	    │◀─────────────────────────────────── pong {seq} ──│
 //	    │                                                  │
-//	    │── execute {runId, code, input, limits, ─────────▶│ one run at a time
-//	    │            modules, packages}                    │
+//	    │── execute {runId, language, code, input, ───────▶│ one run at a time
+//	    │            limits, modules, packages}            │
 //	    │◀────────────────────────────── started {runId} ──│ before the step runs
 //	    │◀───────────── event {runId, status|console} ─────│ host recounts each
 //	    │◀──── event {runId, data_request|fetch_request} ──│ against the limits
 //	    │── reply {runId, id, value|error|limit} ─────────▶│ same id
 //	    │                       ...                        │
 //	    │── abort {runId, reason}  (ctx ended) ───────────▶│ cancels the run
-//	    │◀─────────── terminal {runId, result|error} ──────│ exactly one per run
+//	    │◀──── terminal {runId, result|error, retire?} ────│ exactly one per run
 //	    │                                                  │ idle again (or, marked
 //	    │                                                  │ exiting, it exits: it
 //	    │                                                  │ could not stop the VM)
-//	    │── execute {runId+1, ...} ───────────────────────▶│
 //	    │                       ...                        │
-//	    │── modules {runId, limits, modules, deadlineMs} ─▶│ a module session: the
-//	    │── call {runId, id, op, args} ───────────────────▶│ duckdb/glpk calls of a
-//	    │◀──────── return {runId, id, value|error|failure} │ Python run, held by the
-//	    │                       ...                        │ worker until the host
-//	    │── abort {runId} (the Python run is over) ───────▶│ ends it; its database
-//	    │◀──────────────────── terminal {runId, result} ───│ is then closed
+//	    │   before the worker's first Python run:          │
+//	    │══ descriptor 5: the zygote's control socket ════▶│ (SCM_RIGHTS)
+//	    │── zygote {vsz, rss, maxMemoryMb, maxProcs, ─────▶│ takes the socket: its
+//	    │           maxOpenFiles, maxFileSizeBytes,        │ pyrt.Runner
+//	    │           startTimeoutMs}                        │
+//	    │── execute {runId+1, language: "python", ...} ───▶│ a process forked by the
+//	    │◀────────────────────────────── started {runId} ──│ zygote runs the step;
+//	    │◀───────────────────────── event {runId, ...} ────│ the worker relays its
+//	    │── reply {runId, ...} ───────────────────────────▶│ events and serves its
+//	    │◀──── terminal {runId, result|error, retire?} ────│ duckdb/glpk calls
 //	    │                       ...                        │
 //	    ╳ host closes descriptor 3 (or dies) ─────────────▶│ EOF: the worker exits
+//
+// A terminal's retire asks the host to give the worker no other run (its
+// zygote could not prove that what the run left is gone, or died); the
+// run's outcome stands. A Python run's own process speaks JSON lines with
+// the worker, never with the host (see package pyrt).
 //
 // What ends a run on the host side, besides its terminal frame:
 //
@@ -61,9 +73,9 @@
 //	the worker exits or is killed    CRASHED with the exit status or signal
 //	a frame that breaks the rules    SIGKILL the worker; CRASHED
 //	  (malformed, too large, unknown type, another run's id, out of order,
-//	   an event while idle, more events than the run's limits allow; in a
-//	   module session: an event, a return for a call not in flight, a
-//	   terminal before the host's abort)
+//	   an event while idle, a zygote frame from the worker, more events
+//	   than the run's limits allow)
 //
-// In every case the worker is replaced and only its own run fails.
+// In every case the worker (with its zygote) is replaced and only its own
+// run fails.
 package ipc

@@ -1,20 +1,3 @@
-// Package pool is the host side of the worker processes: it starts Size
-// workers by re-executing the host's own binary (see package worker), hands
-// each run to a free one over the ipc frame protocol, recounts what the
-// worker reports against the run's limits, keeps the run's deadline, and
-// kills and replaces a worker that dies, hangs or misbehaves. Only the run
-// on that worker fails.
-//
-//	p, err := pool.New(pool.Config{Size: 4})
-//	...
-//	ev := p.Run(ctx, jsrt.Job{Code: code, Limits: lim, Host: host, Replies: replies})
-//	...
-//	err = p.Close(ctx)
-//
-// (*Pool).Run has the semantics of (*jsrt.Runtime).Run, so a caller can use
-// either: the pool is the process-isolated one.
-//
-// The host binary must let a worker take over early; see package worker.
 package pool
 
 import (
