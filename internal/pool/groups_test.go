@@ -190,3 +190,34 @@ func jailed(cmd *exec.Cmd, id pool.HostID) (pool.Handle, error) {
 	}
 	return h, nil
 }
+
+// TestStandbyRefilledAfterBusy: when the standby is bound while every
+// other worker is busy, nothing can make way then; the pool refills the
+// standby when a worker goes idle.
+func TestStandbyRefilledAfterBusy(t *testing.T) {
+	p := newPool(t, pool.Config{Size: 1, Standby: 1})
+	asked := make(chan struct{})
+	release := make(chan struct{})
+	h := newRecorder()
+	h.answer = func(d *ipc.DataRequest) *ipc.Reply {
+		close(asked)
+		<-release
+		return &ipc.Reply{ID: d.ID, Value: json.RawMessage(`1`)}
+	}
+	done := make(chan *ipc.Event, 1)
+	go func() {
+		done <- p.RunGroup(context.Background(), "a", jsrt.Job{Code: `return await dataProxy.request("wait")`, Limits: testLimits, Host: h, Replies: h.replies})
+	}()
+	<-asked
+	// b's run binds the standby while a's worker is busy.
+	expectResult(t, p.RunGroup(context.Background(), "b", jsrt.Job{Code: `return 2`, Limits: testLimits}), "2")
+	close(release)
+	expectResult(t, <-done, "1")
+	testenv.WaitFor(t, "an unbound worker again", func() bool {
+		h := p.Health()
+		return h.Unbound == 1 && h.Up == 2
+	})
+	if h := p.Health(); h.Retired < 1 {
+		t.Errorf("retired %d workers", h.Retired)
+	}
+}

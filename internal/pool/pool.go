@@ -547,7 +547,11 @@ func (p *Pool) removeIdleLocked(w *proc) {
 // of this one may still hold.
 func (p *Pool) watch(w *proc) (stopped bool) {
 	defer func() {
-		if z := w.currentZygote(); z != nil {
+		w.zmu.Lock()
+		w.zclosed = true // no zygote starts for w from now on
+		z := w.zygote
+		w.zmu.Unlock()
+		if z != nil {
 			z.kill("")
 			<-z.exited
 		}
@@ -622,7 +626,7 @@ func (p *Pool) acquire(ctx context.Context, group string) (*proc, *ipc.Failure) 
 		}
 		lastErr := p.lastErr
 		if !starting {
-			p.evictLocked(group, "another group needs a worker")
+			p.evictLocked(group, false, "another group needs a worker")
 		}
 		p.mu.Unlock()
 		if failing {
@@ -667,26 +671,41 @@ func (p *Pool) takeLocked(group string) *proc {
 	p.idle = slices.Delete(p.idle, pick, pick+1)
 	if !w.bound {
 		w.bound, w.group = true, group
-		unbound := 0
-		for _, u := range p.idle {
-			if !u.bound {
-				unbound++
-			}
-		}
-		if unbound < p.cfg.Standby {
-			p.evictLocked(group, "the pool keeps a standby worker")
+		if p.unboundLocked() < p.cfg.Standby {
+			p.evictLocked(group, false, "the pool keeps a standby worker")
 		}
 	}
 	return w
 }
 
-// evictLocked retires the least recently used idle worker of a group other
-// than group, if there is one: its slot starts an unbound worker.
+// unboundLocked counts the workers that are, or will be, bound to no
+// group: the idle unbound ones and the slots starting (or waiting to
+// retry) a worker, or whose worker is condemned.
 //
 // Preconditions: p.mu is held.
-func (p *Pool) evictLocked(group, why string) {
+func (p *Pool) unboundLocked() int {
+	n := 0
+	for _, u := range p.idle {
+		if !u.bound && u.usable() {
+			n++
+		}
+	}
+	for _, s := range p.slots {
+		if s.w == nil || !s.w.usable() { // starting, or to be replaced
+			n++
+		}
+	}
+	return n
+}
+
+// evictLocked retires the least recently used idle bound worker of a group
+// other than group (of any group when anyGroup), if there is one: its slot
+// starts an unbound worker.
+//
+// Preconditions: p.mu is held.
+func (p *Pool) evictLocked(group string, anyGroup bool, why string) {
 	for i, w := range p.idle { // the least recently used first
-		if w.bound && w.group != group && w.usable() {
+		if w.bound && (anyGroup || w.group != group) && w.usable() {
 			p.idle = slices.Delete(p.idle, i, i+1)
 			p.retiredLocked(w, why)
 			w.kill("")
@@ -724,6 +743,12 @@ func (p *Pool) release(w *proc, ev *ipc.Event) {
 	p.mu.Lock()
 	w.lastUsed = time.Now()
 	p.idle = append(p.idle, w)
+	if p.unboundLocked() < p.cfg.Standby {
+		// The standby could not be refilled when a worker was bound (every
+		// other worker was busy): the least recently used idle one now
+		// makes room for an unbound worker.
+		p.evictLocked("", true, "the pool keeps a standby worker")
+	}
 	p.notifyLocked()
 	p.mu.Unlock()
 }

@@ -288,8 +288,9 @@ type proc struct {
 	// zygote is the worker's Python zygote, started by its first Python
 	// run. Set and read by the run that holds the worker; the reaper
 	// reads it too, hence zmu.
-	zmu    sync.Mutex
-	zygote *zygote // guarded by zmu
+	zmu     sync.Mutex
+	zygote  *zygote // guarded by zmu
+	zclosed bool    // guarded by zmu: the worker is gone, and so is its zygote
 
 	busy    atomic.Bool   // a run is in progress: set by Run, cleared by the reader at the run's terminal
 	exiting atomic.Bool   // its last terminal said it exits (ipc.Frame.Exiting)

@@ -76,6 +76,10 @@ func (p *Pool) RunGroup(ctx context.Context, group string, job jsrt.Job) *ipc.Ev
 			p.release(w, nil)
 			return ipc.Failed(ipc.Aborted(ctx), since(start))
 		}
+		// The wait for a worker (a process start, when the group had
+		// none) is not the run's: its wall time starts now, in both
+		// languages.
+		start = time.Now()
 		if python {
 			ok, f := p.ensureZygote(w)
 			if f != nil {
@@ -85,6 +89,9 @@ func (p *Pool) RunGroup(ctx context.Context, group string, job jsrt.Job) *ipc.Ev
 			if !ok {
 				// Its zygote died while it was idle: the worker is
 				// retired, and the run goes to another.
+				p.mu.Lock()
+				p.retiredLocked(w, "its zygote died")
+				p.mu.Unlock()
 				w.kill("")
 				p.release(w, nil)
 				if attempt == maxUnsentRetries {
@@ -92,8 +99,7 @@ func (p *Pool) RunGroup(ctx context.Context, group string, job jsrt.Job) *ipc.Ev
 				}
 				continue
 			}
-			// The zygote's start is not the run's: its wall time starts
-			// now.
+			// Nor is the zygote's start.
 			start = time.Now()
 		}
 		unsent := false

@@ -46,30 +46,23 @@ func (p *Pool) ensureZygote(w *proc) (ok bool, f *ipc.Failure) {
 	if w.pass == nil {
 		return true, &ipc.Failure{Code: ipc.CodeUnavailable, Message: "Python is not available on this system"}
 	}
-	z, err := p.startZygote(w, l)
-	if err != nil {
+	if err := p.startZygote(w, l); err != nil {
 		p.mu.Lock()
 		p.lastErr, p.lastAt = err, time.Now()
 		p.mu.Unlock()
 		p.log.Warn("zygote failed", logPID, w.pid, logErr, err)
 		return true, &ipc.Failure{Code: ipc.CodeUnavailable, Message: "Python is unavailable: " + err.Error()}
 	}
-	w.zmu.Lock()
-	w.zygote = z
-	w.zmu.Unlock()
-	if !w.usable() {
-		z.kill("") // the worker died meanwhile; its reaper missed it
-	}
 	return true, nil
 }
 
-// startZygote starts a Python zygote for w, waits until it is ready,
-// measures it, and hands its control socket to the worker (the zygote
-// frame follows the socket).
-func (p *Pool) startZygote(w *proc, l *pyrt.Launcher) (*zygote, error) {
+// startZygote starts a Python zygote for w (w.zygote from its start),
+// waits until it is ready, measures it, and hands its control socket to
+// the worker (the zygote frame follows the socket).
+func (p *Pool) startZygote(w *proc, l *pyrt.Launcher) error {
 	cmd, control, err := l.Command()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer control.Close()
 	child := cmd.ExtraFiles[0]
@@ -80,16 +73,33 @@ func (p *Pool) startZygote(w *proc, l *pyrt.Launcher) (*zygote, error) {
 		}
 		return h, nil
 	}
+	// The zygote is w's from its start: the worker's supervisor, when the
+	// worker goes, kills it and waits for it to be reaped before the slot
+	// (and its host id) takes another worker. zmu orders the two.
+	w.zmu.Lock()
+	if w.zclosed {
+		w.zmu.Unlock()
+		child.Close()
+		return fmt.Errorf("worker %d is gone", w.pid)
+	}
 	pr, err := p.startProcess("zygote", cmd, prepare, nil)
 	child.Close() // the zygote's now: its exit must close the socket
 	if err != nil {
-		return nil, err
+		w.zmu.Unlock()
+		return err
 	}
 	z := &zygote{process: pr}
-	fail := func(err error) (*zygote, error) {
+	w.zygote = z
+	w.zmu.Unlock()
+	fail := func(err error) error {
 		z.kill("")
 		<-z.exited
-		return nil, fmt.Errorf("%w (%s)", err, z.diagnostics())
+		w.zmu.Lock()
+		if w.zygote == z {
+			w.zygote = nil
+		}
+		w.zmu.Unlock()
+		return fmt.Errorf("%w (%s)", err, z.diagnostics())
 	}
 	if z.z, err = l.Ready(control, pr.pid); err != nil {
 		return fail(err)
@@ -108,5 +118,5 @@ func (p *Pool) startZygote(w *proc, l *pyrt.Launcher) (*zygote, error) {
 		return fail(fmt.Errorf("send the zygote frame to worker %d: %w", w.pid, err))
 	}
 	p.log.Debug("zygote started", logPID, z.pid, "worker", w.pid)
-	return z, nil
+	return nil
 }
