@@ -27,8 +27,8 @@ import (
 //
 // Python steps get the same globals, with the same calls and results
 // (db = await duckdb.open(); rows = await db.query(sql, *params)); their
-// calls run where JavaScript's do: in a jailed worker leased for the run,
-// or in the host with IsolationInProcess (see python.go).
+// calls run in the jailed worker whose zygote runs the step, with either
+// isolation (see python.go).
 const (
 	ModuleDuckDB = jsrt.ModuleDuckDB
 	ModuleGLPK   = jsrt.ModuleGLPK

@@ -387,8 +387,9 @@ type Health struct {
 	LastError   string    // the last failed start, unexpected death or kill for misbehaviour
 	LastErrorAt time.Time // when it happened
 	// Retired counts the workers replaced because they must serve no
-	// other run (their zygote could not prove a run's leftovers gone, or
-	// died), and LastRetired says why the last one was.
+	// other run (MaxRuns, MaxAge, RetireAfterLimit, eviction for another
+	// group or the standby, a zygote that could not prove a run's
+	// leftovers gone or died), and LastRetired says why the last one was.
 	Retired     int
 	LastRetired string
 	Workers     []WorkerHealth

@@ -40,7 +40,7 @@ const (
 // import of them costs nothing.
 var DefaultPreload = []string{"json", "re", "datetime", "decimal", "statistics", "math", "collections", "itertools", "functools"}
 
-// Config configures a Runtime. It is plain data: the zero value of every
+// Config configures a Launcher (and so its zygotes). It is plain data: the zero value of every
 // field means its documented default.
 type Config struct {
 	// Python is the path of the python3 interpreter (3.9 or later). Empty

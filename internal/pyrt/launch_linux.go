@@ -51,7 +51,7 @@ type preludeConfig struct {
 }
 
 // MaybeZygote turns the process into the launcher of a Python zygote if
-// pyrt.New started it as one, and never returns then: it enters the jail
+// a Launcher's Command started it as one, and never returns then: it enters the jail
 // (jail.Enter, which re-executes the binary once) and replaces itself with
 // the jailed python3. Otherwise it returns at once.
 //
@@ -82,7 +82,7 @@ func MaybeZygote() {
 func launch(specJSON string) error {
 	cfg, ok, err := jail.ChildConfigFromEnv()
 	if !ok {
-		return errors.New("not started by pyrt.New (no jail configuration): refusing to run unjailed")
+		return errors.New("not started by a pyrt.Launcher (no jail configuration): refusing to run unjailed")
 	}
 	if err == nil {
 		err = jail.Enter(cfg) // returns only in the second, jailed execution

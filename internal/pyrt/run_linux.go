@@ -33,7 +33,7 @@ const (
 // and its memory limit: what it set up while it was a spare.
 const asSlack = 8 << 20
 
-// run is the host's side of one execution. All its fields are touched only
+// run is the worker's side of one execution. All its fields are touched only
 // by the goroutine of Run, except where marked.
 type run struct {
 	r      *Runner
@@ -130,7 +130,7 @@ func (rn *run) execute() *ipc.Event {
 	rn.loop()
 	if rn.mods != nil {
 		// Ends the calls in progress (stopCtx has ended) and waits for the
-		// worker, or the host's runtime, to close the run's database.
+		// worker's runtime, to close the run's database.
 		rn.mods.Close()
 	}
 

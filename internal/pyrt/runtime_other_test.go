@@ -10,7 +10,7 @@ import (
 )
 
 func TestUnsupported(t *testing.T) {
-	if _, err := pyrt.New(pyrt.Config{}); !errors.Is(err, errors.ErrUnsupported) {
-		t.Fatalf("New: %v, want ErrUnsupported", err)
+	if _, err := pyrt.NewLauncher(pyrt.Config{}); !errors.Is(err, errors.ErrUnsupported) {
+		t.Fatalf("NewLauncher: %v, want ErrUnsupported", err)
 	}
 }
