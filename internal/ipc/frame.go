@@ -18,8 +18,8 @@ import (
 // (modules, call and return frames); version 3 the started frame; version
 // 4 the payload after the header (EncodeFrame); version 5 a terminal
 // frame's Exiting; version 6 Python runs in the worker (execute's
-// language, the zygote frame, terminal's retire) and dropped module
-// sessions.
+// language, the zygote frame, terminal's retire), the hello's bootstrap,
+// and dropped module sessions.
 const ProtocolVersion = 6
 
 // DefaultMaxFrameBytes is the largest frame body accepted when the reader is
@@ -110,6 +110,17 @@ type Hello struct {
 	MaxFrameBytes int `json:"maxFrameBytes,omitempty"`
 	// Warm is jsrt.Config.Warm for the worker's runtime. Host to worker only.
 	Warm int `json:"warm,omitempty"`
+	// Bootstrap, if set, is the JavaScript bootstrap as the host compiled
+	// it (jsrt.Bootstrap), so that the worker need not compile it again
+	// (jsrt.UseBootstrap; a worker of another build ignores it). Host to
+	// worker only.
+	Bootstrap *Bootstrap `json:"bootstrap,omitempty"`
+}
+
+// Bootstrap is compiled JavaScript bootstrap code and the ID of its format.
+type Bootstrap struct {
+	ID   string `json:"id"`
+	Code []byte `json:"code"`
 }
 
 // The languages of Execute.Language.
@@ -231,6 +242,9 @@ func (f *Frame) Check() error {
 	case FrameHello:
 		if f.Hello.Protocol <= 0 || f.Hello.MaxFrameBytes < 0 || f.Hello.PID < 0 {
 			return bad("protocol %d, maxFrameBytes %d, pid %d", f.Hello.Protocol, f.Hello.MaxFrameBytes, f.Hello.PID)
+		}
+		if b := f.Hello.Bootstrap; b != nil && (b.ID == "" || len(b.Code) == 0) {
+			return bad("a bootstrap without its ID or code")
 		}
 	case FrameEvent:
 		if err := CheckEvent(f.Event); err != nil {

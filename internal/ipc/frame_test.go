@@ -20,6 +20,7 @@ var frameCases = []struct {
 }{
 	{"hello host", Frame{Type: FrameHello, Hello: &Hello{Protocol: ProtocolVersion, MaxFrameBytes: 1 << 20, Warm: 2}}},
 	{"hello worker", Frame{Type: FrameHello, Hello: &Hello{Protocol: ProtocolVersion, PID: 42}}},
+	{"hello bootstrap", Frame{Type: FrameHello, Hello: &Hello{Protocol: ProtocolVersion, Bootstrap: &Bootstrap{ID: "x", Code: []byte{0, 1, 2}}}}},
 	{"execute", Frame{Type: FrameExecute, RunID: 7, Execute: &Execute{Code: "return input.a <b> & 'c'", Input: json.RawMessage(`{"a":"<&>"}`),
 		Limits: Limits{MemoryMB: 64, WallMs: 1000, MaxDataRequests: 3}}}},
 	{"execute no input", Frame{Type: FrameExecute, RunID: 8, Execute: &Execute{Code: "return 1"}}},
@@ -266,6 +267,7 @@ func TestFrameInvalid(t *testing.T) {
 		{"result without value", `{"type":"terminal","runId":1,"event":{"kind":"result","result":{"stats":{}}}}`, "without a value"},
 		{"unknown code", `{"type":"terminal","runId":1,"event":{"kind":"error","error":{"code":"OK","message":""}}}`, "unknown code"},
 		{"bad hello", `{"type":"hello","hello":{"protocol":0}}`, "protocol 0"},
+		{"bootstrap without code", `{"type":"hello","hello":{"protocol":6,"bootstrap":{"id":"x","code":""}}}`, "without its ID or code"},
 		{"exiting event", `{"type":"event","runId":1,"exiting":true,"event":{"kind":"console","console":{"level":"log","text":""}}}`, "frame marked exiting"},
 		{"wrong type of field", `{"type":"ping","seq":"1"}`, "cannot unmarshal"},
 		{"negative run id", `{"type":"abort","runId":-1}`, "cannot unmarshal"},

@@ -560,7 +560,14 @@ func finish(cfg ChildConfig) error {
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return &LayerError{Layer: LayerCaps, Err: os.NewSyscallError("prctl(PR_SET_DUMPABLE)", err)}
 	}
-	return NewFilter(cfg.Syscalls...).Install()
+	if cfg.Program == "" {
+		return NewFilter(cfg.Syscalls...).Install()
+	}
+	raw, err := unpackProgram(cfg.Program)
+	if err != nil {
+		return &LayerError{Layer: LayerSeccomp, Err: err}
+	}
+	return installProgram(raw)
 }
 
 // verifyJailed checks, from the calling thread (which every other thread

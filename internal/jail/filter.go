@@ -1,6 +1,8 @@
 package jail
 
 import (
+	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"slices"
@@ -444,4 +446,31 @@ func tree(nrs []uint32, bodies map[uint32][]bpf.Instruction, def Action) []bpf.I
 	}
 	out = append(out, left...)
 	return append(out, right...)
+}
+
+// packProgram encodes an assembled program for ChildConfig.Program: each
+// instruction as 8 little-endian bytes (op, jt, jf, k, as struct
+// sock_filter lays them out), base64.
+func packProgram(raw []bpf.RawInstruction) string {
+	b := make([]byte, 0, 8*len(raw))
+	for _, ins := range raw {
+		b = binary.LittleEndian.AppendUint16(b, ins.Op)
+		b = append(b, ins.Jt, ins.Jf)
+		b = binary.LittleEndian.AppendUint32(b, ins.K)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// unpackProgram decodes what packProgram encoded.
+func unpackProgram(s string) ([]bpf.RawInstruction, error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(b)%8 != 0 || len(b) == 0 || len(b)/8 > 4096 {
+		return nil, fmt.Errorf("jail: seccomp: malformed program from the host (%d bytes, %v)", len(b), err)
+	}
+	raw := make([]bpf.RawInstruction, len(b)/8)
+	for i := range raw {
+		r := b[8*i:]
+		raw[i] = bpf.RawInstruction{Op: binary.LittleEndian.Uint16(r), Jt: r[2], Jf: r[3], K: binary.LittleEndian.Uint32(r[4:])}
+	}
+	return raw, nil
 }

@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+
+	"golang.org/x/net/bpf"
 )
 
 // Defaults for the zero values of Config.
@@ -195,10 +198,48 @@ func (c Config) validate() error {
 			errs = append(errs, err)
 		}
 	}
-	if _, err := NewFilter(c.Syscalls...).Assemble(); err != nil {
+	if _, err := assembled(c.Syscalls); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// assembledProgram is the outcome of assembling one policy.
+type assembledProgram struct {
+	raw []bpf.RawInstruction // shared: never modified
+	err error
+}
+
+var (
+	assembledMu sync.Mutex
+	// assembledCache holds the assembled filter (or its error) of each set
+	// of extra rules seen, keyed by their JSON: a host starts workers with
+	// one or two policies, and assembling one costs about a millisecond
+	// and a few hundred kilobytes of garbage. Guarded by assembledMu.
+	assembledCache = map[string]assembledProgram{}
+)
+
+// maxAssembledCache bounds assembledCache; past it the cache is emptied.
+const maxAssembledCache = 64
+
+// assembled returns NewFilter(extra...).Assemble(), computed once per
+// distinct extra. The caller must not modify the result.
+func assembled(extra []Rule) ([]bpf.RawInstruction, error) {
+	key, err := json.Marshal(extra)
+	if err != nil { // a Rule is plain data: cannot happen
+		return NewFilter(extra...).Assemble()
+	}
+	assembledMu.Lock()
+	defer assembledMu.Unlock()
+	if a, ok := assembledCache[string(key)]; ok {
+		return a.raw, a.err
+	}
+	raw, err := NewFilter(extra...).Assemble()
+	if len(assembledCache) >= maxAssembledCache {
+		clear(assembledCache)
+	}
+	assembledCache[string(key)] = assembledProgram{raw: raw, err: err}
+	return raw, err
 }
 
 // reservedPrefixes are paths the jail builds itself; binds may not touch them.
@@ -268,6 +309,10 @@ type ChildConfig struct {
 	AddressSpaceBytes int64  `json:"addressSpace,omitempty"`
 	MountProc         bool   `json:"mountProc,omitempty"`
 	Syscalls          []Rule `json:"syscalls,omitempty"`
+	// Program is the seccomp filter, NewFilter(Syscalls...) as the host
+	// assembled it (packed by packProgram), so that the worker need not
+	// assemble it again. Empty: the child assembles Syscalls itself.
+	Program string `json:"program,omitempty"`
 	// SyncFD is the child's end of the pipe on which the host releases it
 	// (Handle.Started). KeepFDs is the number of low descriptors (0, 1, 2
 	// and the caller's ExtraFiles) that survive Enter; all others are closed.

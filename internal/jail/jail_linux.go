@@ -127,6 +127,11 @@ func prepare(cmd *exec.Cmd, cfg Config, plan cgroupPlan, cgroupNS, probe bool) (
 	if plan.memory == nil {
 		child.AddressSpaceBytes = cfg.MemoryBytes
 	}
+	raw, err := assembled(cfg.Syscalls)
+	if err != nil {
+		return nil, err
+	}
+	child.Program = packProgram(raw)
 
 	// The executable as the host sees it; Started opens it again inside the
 	// child's mount namespace.
@@ -204,9 +209,49 @@ func prepare(cmd *exec.Cmd, cfg Config, plan cgroupPlan, cgroupNS, probe bool) (
 	return h, nil
 }
 
+// interpKey identifies one version of an executable on disk.
+type interpKey struct {
+	path       string
+	dev, ino   uint64
+	size, mtim int64
+}
+
+var (
+	interpMu sync.Mutex
+	// interpCache remembers elfInterpreter per executable (a host starts
+	// every worker from one): parsing the headers of a large binary costs
+	// more than the stat that keys it. Guarded by interpMu.
+	interpCache = map[interpKey]string{}
+)
+
 // elfInterpreter returns the ELF interpreter (dynamic loader) that path
 // asks for, or "" for a static executable.
 func elfInterpreter(path string) (string, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return "", &os.PathError{Op: "stat", Path: path, Err: err}
+	}
+	key := interpKey{path: path, dev: st.Dev, ino: st.Ino, size: st.Size, mtim: st.Mtim.Nano()}
+	interpMu.Lock()
+	interp, ok := interpCache[key]
+	interpMu.Unlock()
+	if ok {
+		return interp, nil
+	}
+	interp, err := readELFInterpreter(path)
+	if err != nil {
+		return "", err
+	}
+	interpMu.Lock()
+	if len(interpCache) >= 16 {
+		clear(interpCache)
+	}
+	interpCache[key] = interp
+	interpMu.Unlock()
+	return interp, nil
+}
+
+func readELFInterpreter(path string) (string, error) {
 	f, err := elf.Open(path)
 	if err != nil {
 		return "", err

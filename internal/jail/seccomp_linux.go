@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"unsafe"
 
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,6 +20,11 @@ func (f Filter) Install() error {
 	if err != nil {
 		return err
 	}
+	return installProgram(raw)
+}
+
+// installProgram installs an assembled filter as Install does.
+func installProgram(raw []bpf.RawInstruction) error {
 	prog := make([]unix.SockFilter, len(raw))
 	for i, ins := range raw {
 		prog[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}

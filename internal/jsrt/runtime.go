@@ -2,10 +2,16 @@ package jsrt
 
 import (
 	"context"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -19,14 +25,27 @@ import (
 //go:embed bootstrap.js
 var bootstrapSource string
 
-// bootstrapCode is the bootstrap compiled to bytecode once per process. Only
-// bytecode compiled here is ever loaded into a VM; a request carries source.
+// bootstrapCode is the bootstrap's bytecode: what the host handed over
+// (UseBootstrap), else compiled once by this process. Only bytecode
+// compiled here or by the host is ever loaded into a VM; a request carries
+// source.
+func bootstrapCode() ([]byte, error) {
+	if code := presetBootstrap.Load(); code != nil {
+		return *code, nil
+	}
+	return compiledBootstrap()
+}
+
+// presetBootstrap is the bytecode UseBootstrap accepted, if any.
+var presetBootstrap atomic.Pointer[[]byte]
+
+// compiledBootstrap is the bootstrap compiled to bytecode once per process.
 //
 // The bytecode keeps no source text: every VM reads the bytecode, and the
 // text of each function (comments included) was a third of the reading
 // and of the bytes. The bootstrap's functions then print as native code.
 // Line numbers stay, for the stack traces that drop the bootstrap's frames.
-var bootstrapCode = sync.OnceValues(func() ([]byte, error) {
+var compiledBootstrap = sync.OnceValues(func() ([]byte, error) {
 	vm, err := quickjs.NewVM()
 	if err != nil {
 		return nil, fmt.Errorf("jsrt: compile bootstrap: %w", err)
@@ -41,6 +60,56 @@ var bootstrapCode = sync.OnceValues(func() ([]byte, error) {
 	}
 	return code, nil
 })
+
+// bootstrapID names the bootstrap's bytecode format: the bootstrap's
+// source, the engine's module version and the architecture. Two binaries
+// with the same ID compile the bootstrap to interchangeable bytecode.
+var bootstrapID = sync.OnceValue(func() string {
+	h := sha256.New()
+	h.Write([]byte(bootstrapSource))
+	fmt.Fprintf(h, "\x00%s\x00%s", runtime.GOARCH, engineVersion())
+	return hex.EncodeToString(h.Sum(nil))
+})
+
+// engineVersion is the versions of the QuickJS modules this binary was
+// built with ("" when it carries no build information).
+func engineVersion() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	var v strings.Builder
+	for _, m := range info.Deps {
+		if m.Path == "modernc.org/libquickjs" || m.Path == "modernc.org/quickjs" || m.Path == "modernc.org/libc" {
+			if m.Replace != nil {
+				m = m.Replace
+			}
+			fmt.Fprintf(&v, "%s@%s %s;", m.Path, m.Version, m.Sum)
+		}
+	}
+	return v.String()
+}
+
+// Bootstrap returns the bootstrap's bytecode, compiled once per process,
+// and its ID, for a host to hand to its workers (UseBootstrap): compiling
+// it is most of a worker's start-up work in this package.
+func Bootstrap() (id string, code []byte, err error) {
+	code, err = bootstrapCode()
+	return bootstrapID(), code, err
+}
+
+// UseBootstrap makes this process's VMs load code, the bootstrap as
+// Bootstrap returned it in a trusted process (the host), instead of
+// compiling it, if id is this binary's bootstrap ID; it reports whether it
+// did. Call it before New. A worker of another build ignores the offer and
+// compiles its own.
+func UseBootstrap(id string, code []byte) bool {
+	if id != bootstrapID() || len(code) == 0 {
+		return false
+	}
+	code = slices.Clone(code)
+	return presetBootstrap.CompareAndSwap(nil, &code)
+}
 
 // DefaultWarm is the number of runtimes a Runtime keeps ready when
 // Config.Warm is zero.

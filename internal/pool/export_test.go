@@ -1,5 +1,7 @@
 package pool
 
+import "time"
+
 // LastPong returns the highest ping sequence number the pool's current
 // workers have answered: it grows as each worker answers its pings, and a
 // replacement starts again from zero.
@@ -13,4 +15,12 @@ func LastPong(p *Pool) uint64 {
 		}
 	}
 	return n
+}
+
+// SetRefillDelay sets how long a run that bound the standby runs before
+// the pool refills it anyway. Tests that call it must not run in parallel.
+func SetRefillDelay(d time.Duration) (restore func()) {
+	old := refillDelay
+	refillDelay = d
+	return func() { refillDelay = old }
 }

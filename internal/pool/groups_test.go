@@ -122,6 +122,59 @@ func TestStandbyRefilled(t *testing.T) {
 	}
 }
 
+// TestStandbyRefilledAfterRun: the run that binds the standby runs beside
+// no worker start: the worker that makes way for the new standby is
+// retired when that run ends, not while it runs.
+func TestStandbyRefilledAfterRun(t *testing.T) {
+	defer pool.SetRefillDelay(time.Hour)()
+	p := newPool(t, pool.Config{Size: 1, Standby: 1})
+	a := runOn(t, p, "a")
+	h := newRecorder()
+	h.answer = func(d *ipc.DataRequest) *ipc.Reply {
+		// Give a premature retirement time to show.
+		time.Sleep(50 * time.Millisecond)
+		hl := p.Health()
+		if hl.Retired != 0 || hl.Up != 2 {
+			t.Errorf("during the run that bound the standby: %+v", hl)
+		}
+		for _, w := range hl.Workers {
+			if w.PID == a && (!w.Bound || w.Group != "a") {
+				t.Errorf("a's worker changed during b's run: %+v", w)
+			}
+		}
+		return &ipc.Reply{ID: d.ID, Value: json.RawMessage(`1`)}
+	}
+	ev := p.RunGroup(context.Background(), "b", jsrt.Job{Code: `return await dataProxy.request("x")`, Limits: testLimits, Host: h, Replies: h.replies})
+	expectResult(t, ev, "1")
+	testenv.WaitFor(t, "an unbound worker again", func() bool {
+		h := p.Health()
+		return h.Unbound == 1 && h.Up == 2 && h.Retired == 1
+	})
+	for _, w := range p.Health().Workers {
+		if w.PID == a {
+			t.Errorf("a's worker %d is still up", a)
+		}
+	}
+}
+
+// TestStandbyRefilledDuringLongRun: a run that binds the standby and runs
+// longer than the refill delay does not keep the pool without a standby.
+func TestStandbyRefilledDuringLongRun(t *testing.T) {
+	defer pool.SetRefillDelay(time.Millisecond)()
+	p := newPool(t, pool.Config{Size: 1, Standby: 1})
+	runOn(t, p, "a")
+	h := newRecorder()
+	h.answer = func(d *ipc.DataRequest) *ipc.Reply {
+		testenv.WaitFor(t, "a new standby while b runs", func() bool {
+			h := p.Health()
+			return h.Unbound == 1 && h.Up == 2 && h.Retired == 1
+		})
+		return &ipc.Reply{ID: d.ID, Value: json.RawMessage(`1`)}
+	}
+	ev := p.RunGroup(context.Background(), "b", jsrt.Job{Code: `return await dataProxy.request("x")`, Limits: testLimits, Host: h, Replies: h.replies})
+	expectResult(t, ev, "1")
+}
+
 // TestRetireAfterLimit: a worker whose run crossed a time limit or its
 // memory serves no other run.
 func TestRetireAfterLimit(t *testing.T) {

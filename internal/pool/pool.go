@@ -673,10 +673,37 @@ func (p *Pool) takeLocked(group string) *proc {
 	if !w.bound {
 		w.bound, w.group = true, group
 		if p.unboundLocked() < p.cfg.Standby {
-			p.evictLocked(group, false, "the pool keeps a standby worker")
+			p.refillLaterLocked(group)
 		}
 	}
 	return w
+}
+
+// refillDelay is how long a run that bound the standby runs before the
+// pool makes room for a new standby anyway (see refillLaterLocked).
+// Variable for tests.
+var refillDelay = 25 * time.Millisecond
+
+// refillLaterLocked restores the standby after binding it left fewer than
+// Standby unbound: it retires the least recently used idle worker of a
+// group other than group, whose slot starts an unbound worker. Not at
+// once: a worker start costs some 100 ms of CPU on the host and in the
+// child, and started beside the run that bound the standby it would
+// compete with that run (the one the standby was kept for). It happens
+// when that run releases its worker (release restores the standby), or
+// after refillDelay for a longer run, whichever comes first; a run of
+// another group that finds no worker meanwhile makes room itself
+// (acquire).
+//
+// Preconditions: p.mu is held.
+func (p *Pool) refillLaterLocked(group string) {
+	time.AfterFunc(refillDelay, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !p.closed && p.unboundLocked() < p.cfg.Standby {
+			p.evictLocked(group, false, "the pool keeps a standby worker")
+		}
+	})
 }
 
 // unboundLocked counts the workers that are, or will be, bound to no
@@ -745,9 +772,9 @@ func (p *Pool) release(w *proc, ev *ipc.Event) {
 	w.lastUsed = time.Now()
 	p.idle = append(p.idle, w)
 	if p.unboundLocked() < p.cfg.Standby {
-		// The standby could not be refilled when a worker was bound (every
-		// other worker was busy): the least recently used idle one now
-		// makes room for an unbound worker.
+		// The standby was bound, by this run (see refillLaterLocked) or
+		// while every other worker was busy: the least recently used idle
+		// one now makes room for an unbound worker.
 		p.evictLocked("", true, "the pool keeps a standby worker")
 	}
 	p.notifyLocked()

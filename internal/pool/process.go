@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/stepbox/stepbox/internal/ipc"
+	"github.com/stepbox/stepbox/internal/jsrt"
 	"github.com/stepbox/stepbox/internal/worker"
 )
 
@@ -396,8 +397,14 @@ func (p *Pool) startWorker(slot int) (_ *proc, err error) {
 
 func (w *proc) handshake(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameHello, Hello: &ipc.Hello{
-		Protocol: ipc.ProtocolVersion, MaxFrameBytes: w.p.cfg.MaxFrameBytes, Warm: w.p.cfg.Warm}}, w.p.cfg.MaxFrameBytes)
+	hello := &ipc.Hello{Protocol: ipc.ProtocolVersion, MaxFrameBytes: w.p.cfg.MaxFrameBytes, Warm: w.p.cfg.Warm,
+		Bootstrap: hostBootstrap()}
+	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameHello, Hello: hello}, w.p.cfg.MaxFrameBytes)
+	if err != nil && hello.Bootstrap != nil {
+		// Too large for a small MaxFrameBytes: the worker compiles its own.
+		hello.Bootstrap = nil
+		b, err = ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameHello, Hello: hello}, w.p.cfg.MaxFrameBytes)
+	}
 	if err != nil {
 		return err
 	}
@@ -439,6 +446,17 @@ func (w *proc) handshake(timeout time.Duration) error {
 	}
 	return nil
 }
+
+// hostBootstrap is the JavaScript bootstrap compiled once by the host, for
+// every worker's hello (compiling it was some 8 ms of each worker's
+// start), or nil if it does not compile here.
+var hostBootstrap = sync.OnceValue(func() *ipc.Bootstrap {
+	id, code, err := jsrt.Bootstrap()
+	if err != nil {
+		return nil
+	}
+	return &ipc.Bootstrap{ID: id, Code: code}
+})
 
 // reaped runs once the worker has been reaped: a Run writing to the dead
 // worker fails at once, its zygote is killed, and the reader is not kept

@@ -103,6 +103,9 @@ func (s *server) serve() (err error) {
 	}
 	r.SetMax(s.max)
 	s.w = ipc.NewFrameWriter(s.out, s.max)
+	if b := hello.Hello.Bootstrap; b != nil {
+		jsrt.UseBootstrap(b.ID, b.Code) // ignored unless this build's
+	}
 	s.runner, err = s.newRunner(jsrt.Config{Warm: hello.Hello.Warm})
 	if err != nil {
 		return fmt.Errorf("start the runtime: %w", err)
