@@ -40,6 +40,32 @@ type WorkerHealth struct {
 	// died; LastErrorAt is when. Empty when nothing went wrong.
 	LastError   string
 	LastErrorAt time.Time
+	// Standby is how many workers beyond Size are kept bound to no group
+	// (Workers.Standby); Unbound counts the started workers bound to none
+	// yet.
+	Standby, Unbound int
+	// Retired counts the workers replaced before they died: by the Workers
+	// policy (runs, age, a run that crossed a limit, room for another
+	// group) or because a run's leftovers could not be proven gone.
+	// LastRetired says why the last one was.
+	Retired     int
+	LastRetired string
+	// Processes lists the worker processes that are up.
+	Processes []WorkerProcess
+}
+
+// WorkerProcess describes one worker process.
+type WorkerProcess struct {
+	PID  int  // as the host sees it
+	Busy bool // running a step
+	// Bound is set once the worker has served a run: from then on it
+	// serves that run's group only (see Workers).
+	Bound   bool
+	Runs    int // runs it completed
+	Started time.Time
+	// ZygotePID is the host's pid of the worker's Python zygote, zero
+	// until its first Python run.
+	ZygotePID int
 }
 
 // PythonHealth describes Python: each worker that has run a Python step
@@ -114,13 +140,22 @@ func (e *Engine) Health() Health {
 		}
 	}
 	if closed {
-		h.Workers.Up, h.Workers.Busy = 0, 0
+		h.Workers.Up, h.Workers.Busy, h.Workers.Unbound, h.Workers.Processes = 0, 0, 0, nil
 		h.Workers.LastError = ErrClosed.Error()
 	}
 	return h
 }
 
 func workerHealth(p pool.Health) WorkerHealth {
-	return WorkerHealth{Size: p.Size, Up: p.Up, Busy: p.Busy, Restarts: p.Restarts,
-		Failing: p.Failing, LastError: p.LastError, LastErrorAt: p.LastErrorAt}
+	h := WorkerHealth{Size: p.Size, Up: p.Up, Busy: p.Busy, Restarts: p.Restarts,
+		Failing: p.Failing, LastError: p.LastError, LastErrorAt: p.LastErrorAt,
+		Standby: p.Standby, Unbound: p.Unbound, Retired: p.Retired, LastRetired: p.LastRetired}
+	for _, w := range p.Workers {
+		wp := WorkerProcess{PID: w.PID, Busy: w.Busy, Bound: w.Bound, Runs: w.Runs, Started: w.Started}
+		if w.Zygote != nil {
+			wp.ZygotePID = w.Zygote.PID
+		}
+		h.Processes = append(h.Processes, wp)
+	}
+	return h
 }
