@@ -70,11 +70,12 @@ type Workers struct {
 	// and for each further engine of the process the ids after the last
 	// engine's, so that no two engines share one; if the process's user
 	// namespace does not map them (a container whose root has 65536 ids),
-	// every worker runs as the jail's default (65534) and New logs why. A
-	// First without a Count means PoolSize + Standby ids. A Count must
-	// cover PoolSize + Standby; a negative Count means no range: every
-	// worker runs as 65534. A range set here that the user namespace does
-	// not map is an error.
+	// every worker runs as the jail's default (65534), and the engine logs
+	// why (to Config.Logger) when it starts its workers. A First without a
+	// Count means PoolSize + Standby ids. A Count must cover PoolSize +
+	// Standby; a negative Count means no range: every worker runs as
+	// 65534. A range set here that the user namespace does not map is an
+	// error.
 	HostIDs IDRange `json:"hostIDs,omitzero"`
 }
 
