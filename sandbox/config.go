@@ -37,6 +37,10 @@ type Config struct {
 	// Warm is how many pre-bootstrapped runtimes are kept ready ahead of
 	// demand. Zero means 2; negative means none (each run builds its own).
 	Warm int `json:"warm,omitempty"`
+	// Workers says which runs may share a worker process and when a
+	// worker is replaced; the zero value gives each tenant workers of its
+	// own (see Workers). Not settable per request.
+	Workers Workers `json:"workers,omitzero"`
 	// TenantSlots is the most slots one tenant's runs (Request.Tenant; ""
 	// is a tenant too) may hold at once: the tenant's share of the pool.
 	// Its further runs wait in the queue, FIFO, while other tenants' runs
@@ -135,6 +139,7 @@ type resolved struct {
 	// the first run if shareFromStart, else from a second tenant's.
 	share          int
 	shareFromStart bool
+	workers        workerPolicy
 }
 
 func (c Config) resolve() (*resolved, error) {
@@ -161,6 +166,11 @@ func (c Config) resolve() (*resolved, error) {
 		r.share = DefaultTenantSlots(r.PoolSize)
 	default:
 		r.share, r.shareFromStart = r.PoolSize, true
+	}
+	if r.PoolSize > 0 { // a negative one is reported above
+		var werrs []error
+		r.workers, werrs = c.resolveWorkers(r.PoolSize)
+		errs = append(errs, werrs...)
 	}
 	if r.StallTimeout == 0 {
 		r.StallTimeout = DefaultStallTimeout

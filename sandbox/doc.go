@@ -56,13 +56,20 @@
 //
 // By default (IsolationProcess) JavaScript and TypeScript steps run in a
 // pool of jailed worker processes that re-execute the host's own binary;
-// the package takes such a process over in its init, so a host program needs
-// no line of its own. Each worker keeps fresh QuickJS runtimes
+// the package takes such a process over in its init, so a host program
+// needs no line of its own. Each worker keeps fresh QuickJS runtimes
 // (modernc.org/quickjs, pure Go) pre-bootstrapped and closes each after its
 // run: nothing of one run is visible to the next. IsolationInProcess runs
 // the same runtime on goroutines of the host, for tests and trusted
 // embeddings. Python steps run in jailed CPython processes forked from a
-// warm zygote. The guest sees the language's built-ins and the bridge API
-// (input, dataProxy, reportStatus, console, timers, fetch) and nothing of
-// the host: no require, no process, no file system, no sockets.
+// warm zygote that belongs to a worker. The guest sees the language's
+// built-ins and the bridge API (input, dataProxy, reportStatus, console,
+// timers, fetch) and nothing of the host: no require, no process, no file
+// system, no sockets.
+//
+// A worker, with its zygote, serves the runs of one tenant (Request.Tenant)
+// until it is retired, so no process serves two tenants. Config.Workers
+// lets tenants of equal trust share workers, starts a process per run, or
+// shares every worker, and says how many unbound workers are kept started,
+// when a worker is retired and which host uids the workers run as.
 package sandbox

@@ -40,31 +40,32 @@ type WorkerHealth struct {
 	// died; LastErrorAt is when. Empty when nothing went wrong.
 	LastError   string
 	LastErrorAt time.Time
-	// Standby is how many workers beyond Size the engine keeps started and
-	// bound to no tenant (Config.Workers); Unbound counts those up now. A
-	// run whose tenant has no idle worker takes one of them.
+	// Standby is how many workers beyond Size are kept bound to no group
+	// (Workers.Standby); Unbound counts the started workers bound to none
+	// yet.
 	Standby, Unbound int
-	// Retired counts workers replaced because they must serve no other
-	// run (Config.Workers: maxRuns, maxAge, retireAfterLimit; a zygote
-	// that could not prove a run's traces gone); LastRetired says why the
-	// last one was.
+	// Retired counts the workers replaced before they died: by the Workers
+	// policy (runs, age, a run that crossed a limit, room for another
+	// group) or because a run's leftovers could not be proven gone.
+	// LastRetired says why the last one was.
 	Retired     int
 	LastRetired string
-	// Processes lists the workers up, with their zygotes.
-	Processes []WorkerProcess `json:",omitempty"`
+	// Processes lists the worker processes that are up.
+	Processes []WorkerProcess
 }
 
-// WorkerProcess is one worker process, as Health sees it.
+// WorkerProcess describes one worker process.
 type WorkerProcess struct {
-	PID  int
-	Busy bool
-	// Bound is set once the worker has taken a run; from then on it
-	// serves the runs of one isolation group (Config.Workers) only.
+	PID  int  // as the host sees it
+	Busy bool // running a step
+	// Bound is set once the worker has served a run: from then on it
+	// serves that run's group only (see Workers).
 	Bound   bool
-	Runs    int // runs it has ended
+	Runs    int // runs it completed
 	Started time.Time
-	// ZygotePID is the pid of its Python zygote, or 0 while it has none.
-	ZygotePID int `json:",omitempty"`
+	// ZygotePID is the host's pid of the worker's Python zygote, zero
+	// until its first Python run.
+	ZygotePID int
 }
 
 // PythonHealth describes Python: each worker that has run a Python step
@@ -139,7 +140,7 @@ func (e *Engine) Health() Health {
 		}
 	}
 	if closed {
-		h.Workers.Up, h.Workers.Busy = 0, 0
+		h.Workers.Up, h.Workers.Busy, h.Workers.Unbound, h.Workers.Processes = 0, 0, 0, nil
 		h.Workers.LastError = ErrClosed.Error()
 	}
 	return h

@@ -65,18 +65,31 @@ func newRunner(r *resolved, py *python) (runner, func(context.Context), error) {
 // step with process isolation, those of Python steps in-process. python
 // finds the launcher of their zygotes.
 func newPool(r *resolved, python func() (*pyrt.Launcher, error)) (*pool.Pool, error) {
+	w := r.workers
 	pc := pool.Config{
-		Size:          r.PoolSize,
-		Warm:          r.Warm,
-		Grace:         r.Grace,
-		MaxFrameBytes: maxFrameBytes(r),
-		Logger:        r.Logger,
-		Python:        python,
+		Size:             r.PoolSize,
+		Warm:             r.Warm,
+		Grace:            r.Grace,
+		MaxFrameBytes:    maxFrameBytes(r),
+		Logger:           r.Logger,
+		Python:           python,
+		Standby:          w.standby,
+		MaxRuns:          w.maxRuns,
+		MaxAge:           w.maxAge,
+		RetireAfterLimit: w.retireAfterLimit,
 	}
 	if !r.UnsafeNoJail {
 		if err := jail.Probe().Err(); err != nil {
 			return nil, fmt.Errorf("the worker jail cannot be set up here (%w); set UnsafeNoJail only for development", err)
 		}
+		ids := w.hostIDs
+		if w.defaultIDs {
+			var err error
+			if ids, err = takeDefaultIDs(r.PoolSize + w.standby); err != nil && r.Logger != nil {
+				r.Logger.Warn("the workers share the jail's default host uid", "err", err)
+			}
+		}
+		pc.HostIDs = pool.IDRange{First: ids.First, Count: ids.Count}
 		jc := jail.Config{
 			ReadOnlyBinds: jail.SystemLibraryBinds(),
 			MemoryBytes:   int64(2*maxPlanMemory(r)+1024) << 20,

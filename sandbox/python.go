@@ -57,8 +57,9 @@ func newPython(c PythonConfig) *python {
 	})}
 }
 
-// runner returns the workers that run Python steps, or why there are none.
-func (e *Engine) pythonRunner() (runner, error) {
+// pythonPool returns the workers that run Python steps, or why there are
+// none.
+func (e *Engine) pythonPool() (*pool.Pool, error) {
 	e.py.tried.Store(true)
 	if _, err := e.py.launcher(); err != nil {
 		return nil, err
@@ -82,15 +83,15 @@ func (e *Engine) pythonRunner() (runner, error) {
 	return py.pool, nil
 }
 
-// runPython runs a Python job, or fails it UNAVAILABLE when Python cannot
-// run here; err is then why.
-func (e *Engine) runPython(ctx context.Context, job jsrt.Job) (*ipc.Event, error) {
-	r, err := e.pythonRunner()
+// runPython runs a Python job on a worker of group (see Workers), or
+// fails it UNAVAILABLE when Python cannot run here; err is then why.
+func (e *Engine) runPython(ctx context.Context, group string, job jsrt.Job) (*ipc.Event, error) {
+	p, err := e.pythonPool()
 	if err != nil {
 		return ipc.Failed(&ipc.Failure{Code: ipc.CodeUnavailable, Message: "Python is not available: " + err.Error()}, ipc.Stats{}), err
 	}
 	job.Language = ipc.LanguagePython
-	return r.Run(ctx, job), nil
+	return p.RunGroup(ctx, group, job), nil
 }
 
 // close stops the in-process engine's Python workers, letting runs finish

@@ -33,9 +33,11 @@ type Request struct {
 	// Limits may lower the plan's limits, field by field; zero fields keep
 	// the plan's value. Raising a limit is a VALIDATION error.
 	Limits Limits `json:"limits,omitempty"`
-	// Tenant identifies who the run is for, in metering and fairness: the
-	// queue takes turns across tenants, and no tenant's runs hold more
-	// than Config.TenantSlots slots at once. Empty is a tenant too.
+	// Tenant identifies who the run is for, in metering, fairness and
+	// isolation: the queue takes turns across tenants, no tenant's runs
+	// hold more than Config.TenantSlots slots at once, and a worker process
+	// serves the runs of one tenant only (see Config.Workers). Empty is a
+	// tenant too.
 	Tenant string `json:"tenant,omitempty"`
 	// Modules lists the modules the step wants: built-in ones
 	// (ModuleDuckDB, ModuleGLPK), which become globals of that name in

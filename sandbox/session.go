@@ -11,6 +11,7 @@ import (
 
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jsrt"
+	"github.com/stepbox/stepbox/internal/pool"
 )
 
 // errAbortedByCaller is the cause of a run ended by Session.Abort.
@@ -231,7 +232,7 @@ func (s *Session) run(w *waiter) {
 		start = time.Now()
 		if s.req.Language == Python {
 			var err error
-			if term, err = s.e.runPython(s.ctx, *s.job); err != nil {
+			if term, err = s.e.runPython(s.ctx, s.group(), *s.job); err != nil {
 				s.cause = err
 			}
 			s.e.sched.release(w)
@@ -311,6 +312,10 @@ func (s *Session) meter(start time.Time, st Stats) {
 	s.e.cfg.Meter.Record(u)
 }
 
+// group is the pool group of the run (see Workers): the runs that may
+// share its worker process.
+func (s *Session) group() string { return s.e.cfg.workers.group(s.req.Tenant, s.id) }
+
 var errAbandoned = errors.New("the run was abandoned")
 
 // runJS runs a JavaScript job and releases its slot. A worker process
@@ -325,9 +330,9 @@ var errAbandoned = errors.New("the run was abandoned")
 // LIMIT_EXCEEDED (limit "time"). Its goroutine keeps the slot, a CPU and
 // the run's memory until the engine's call returns, if ever.
 func (s *Session) runJS(w *waiter) *ipc.Event {
-	if s.e.cfg.Isolation != IsolationInProcess {
+	if p, ok := s.e.js.(*pool.Pool); ok {
 		defer s.e.sched.release(w)
-		return s.e.js.Run(s.ctx, *s.job)
+		return p.RunGroup(s.ctx, s.group(), *s.job)
 	}
 	done := make(chan *ipc.Event, 1)
 	overrun := make(chan *ipc.Event, 1)

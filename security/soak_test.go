@@ -419,21 +419,23 @@ func (sk *soaker) verdict(r *soakRun) string {
 		return ""
 	}
 	// Faults the injector made. A worker that dies fails its run
-	// (CRASHED); a Python run runs in a worker too, under its zygote, and
-	// the death of either fails it (CRASHED), or makes Python UNAVAILABLE
-	// for the run when the zygote cannot be started. Either needs a kill
-	// of such a process while the run was in the engine (or just before:
-	// a worker killed while idle may be taken before it is reaped).
-	python := k.lang == sandbox.Python
-	if se.Code == sandbox.CodeCrashed && (python || r.iso == "process") || se.Code == sandbox.CodeUnavailable && python {
-		n := sk.kills.between("worker", r.submit.Add(-killReach), r.end)
-		victim := "worker"
-		if python {
-			n += sk.kills.between("zygote", r.submit.Add(-killReach), r.end)
-			victim = "worker or zygote"
+	// (CRASHED); a Python run lives in a worker and its zygote, and
+	// either dying fails it (CRASHED), or, while the zygote is being
+	// started for it (a worker's first Python run), makes Python
+	// UNAVAILABLE for the run. Either needs a kill of such a process while
+	// the run was in the engine (or just before: a worker killed while
+	// idle may be taken before it is reaped).
+	victims := []string{"worker"}
+	if k.lang == sandbox.Python {
+		victims = append(victims, "zygote")
+	}
+	if se.Code == sandbox.CodeCrashed && (k.lang == sandbox.Python || r.iso == "process") || se.Code == sandbox.CodeUnavailable && k.lang == sandbox.Python {
+		kills := 0
+		for _, v := range victims {
+			kills += sk.kills.between(v, r.submit.Add(-killReach), r.end)
 		}
-		if n == 0 {
-			return fmt.Sprintf("%s with no %s killed: %s", se.Code, victim, se.Message)
+		if kills == 0 {
+			return fmt.Sprintf("%s with no %s killed: %s", se.Code, strings.Join(victims, " or "), se.Message)
 		}
 		return ""
 	}
@@ -555,6 +557,11 @@ func soak(t *testing.T) {
 	for _, iso := range isolations {
 		cfg := egressConfig(port)
 		cfg.PoolSize = soakPoolSize
+		// The default worker policy, without the standby: every worker
+		// then gets a zygote at the gates, so the processes after the
+		// warm-up and after the soak are the same ones, and so are the
+		// host's goroutines and descriptors for them.
+		cfg.Workers.Standby = -1
 		cfg.Plans = map[string]sandbox.Limits{"default": soakPlan}
 		engines = append(engines, engineUnder{iso: iso, e: newEngine(t, iso, cfg)})
 	}
@@ -568,8 +575,9 @@ func soak(t *testing.T) {
 	})
 	sk := &soaker{t: t, kills: &injector{}, tally: map[string]map[string]int{}, runs: map[string]int{}, examples: map[string]string{}}
 
-	// Warm up: Python on every slot (if this machine has it), each kind
-	// once, and every worker started.
+	// Warm up: each kind once, then Python on every slot (if this machine
+	// has it; the kinds that cross a limit retire their workers, zygotes
+	// and all), and every worker started.
 	_, err := engines[0].e.Run(context.Background(), sandbox.Request{Language: sandbox.Python, Code: "return 1"}, nil)
 	switch {
 	case err == nil:
@@ -581,22 +589,25 @@ func soak(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, eu := range engines {
-		if sk.python {
-			if err := gate(eu, soakPoolSize); err != nil {
-				t.Fatalf("%s: warm-up: %v", eu.iso.name, err)
-			}
-		}
 		for i := range soakKinds {
 			if soakKinds[i].lang != sandbox.Python || sk.python {
 				sk.runOne(eu, &soakKinds[i], rng)
+			}
+		}
+		if sk.python {
+			if err := gate(eu, soakPoolSize); err != nil {
+				t.Fatalf("%s: warm-up: %v", eu.iso.name, err)
 			}
 		}
 	}
 	if t.Failed() {
 		t.FailNow()
 	}
-	wantProcs := sk.wantProcs(engines)
-	start := settle(func(f figures) bool { return f.procsAre(wantProcs) }, 20*time.Second)
+	var wantProcs figures // as the engines have them when start is measured
+	start := settle(func(f figures) bool {
+		wantProcs = sk.wantProcs(engines)
+		return f.procsAre(wantProcs)
+	}, 20*time.Second)
 	if !start.procsAre(wantProcs) {
 		t.Fatalf("after the warm-up: %s; want %s", start.procs(), wantProcs.procs())
 	}
@@ -628,8 +639,10 @@ func soak(t *testing.T) {
 			}
 		}
 	}
+	var wantEnd figures // as the engines have them when end is measured
 	end := settle(func(f figures) bool {
-		return f.procsAre(wantProcs) && f.goroutines <= start.goroutines+goroutineSlack && f.fds <= start.fds+fdSlack
+		wantEnd = sk.wantProcs(engines)
+		return f.procsAre(wantEnd) && f.goroutines <= start.goroutines+goroutineSlack && f.fds <= start.fds+fdSlack
 	}, 20*time.Second)
 
 	// Close under load and faults: the runs still going when Close's
@@ -702,8 +715,8 @@ func soak(t *testing.T) {
 
 	// Flat: the figures after the soak are those after the warm-up, within
 	// bounds; after Close, those before the engines.
-	if !end.procsAre(wantProcs) {
-		t.Errorf("after the soak, settled: %s; want %s", end.procs(), wantProcs.procs())
+	if !end.procsAre(wantEnd) {
+		t.Errorf("after the soak, settled: %s; want %s", end.procs(), wantEnd.procs())
 	}
 	if end.goroutines > start.goroutines+goroutineSlack {
 		t.Errorf("goroutines: %d after the soak, %d before it", end.goroutines, start.goroutines)
@@ -775,19 +788,26 @@ func (f *firstStart) ended() {
 // them.
 var closeAfter = map[bool]time.Duration{false: time.Second, true: 2 * time.Second}[testenv.Race]
 
-// wantProcs is the engines' processes when all are up: PoolSize workers
-// per process-isolated engine, and, once Python has run, as many workers
-// for an in-process engine's Python steps; and a zygote per worker that
-// has run a Python step (the warm-up runs Python on every slot).
+// wantProcs is the engines' processes when all are up: every worker slot
+// of each pool filled (PoolSize and the standby: the process-isolated
+// engine's pool, and, once Python has run, the in-process engine's Python
+// pool), and the zygotes the pools say are up. Which workers have one
+// depends on the load: a worker starts its zygote at its first Python run
+// and loses it when it is retired (after a run that crossed a limit, say),
+// so the soak checks that no zygote is on the host that the pools do not
+// know of, and none they count is missing.
 func (sk *soaker) wantProcs(engines []engineUnder) figures {
 	var f figures
 	for _, eu := range engines {
-		if eu.iso.name == "process" || sk.python {
-			f.workers += soakPoolSize
+		h := eu.e.Health()
+		wh := &h.Workers
+		if h.Isolation == sandbox.IsolationInProcess {
+			wh = h.Python.Workers // nil until a Python run
 		}
-		if sk.python {
-			f.zygotes += soakPoolSize
+		if wh != nil {
+			f.workers += wh.Size + wh.Standby
 		}
+		f.zygotes += h.Python.Zygotes
 	}
 	return f
 }

@@ -80,6 +80,12 @@ type Config struct {
 	// tenants are configured, else from the first run of a second tenant
 	// name (without auth, clients name their tenant). Negative: no share.
 	TenantSlots int `json:"tenantSlots,omitempty"`
+	// Workers says which runs may share a worker process (scope tenant,
+	// group, run or shared), the standby of unbound workers, when a worker
+	// is retired (maxRuns, maxAge, retireAfterLimit) and the host uids of
+	// the workers (hostIDs); see sandbox.Workers. Zero: every tenant has
+	// workers of its own. The tenant of a run is its API key's.
+	Workers sandbox.Workers `json:"workers,omitzero"`
 	// EventBuffer is how many events of a run may wait for the client. Zero:
 	// 64.
 	EventBuffer int `json:"eventBuffer,omitempty"`
@@ -287,6 +293,9 @@ func (c Config) Validate() error {
 	if c.PoolSize > 0 && c.TenantSlots > c.PoolSize {
 		bad("tenantSlots", "%d is more than poolSize (%d): write -1 for no share", c.TenantSlots, c.PoolSize)
 	}
+	if err := c.Workers.Validate(c.PoolSize); err != nil {
+		errs = append(errs, egress.Unjoin(err)...) // each names its field: "workers.scope: ..."
+	}
 	if c.MaxRequestBytes < 0 {
 		bad("maxRequestBytes", "%d is negative", c.MaxRequestBytes)
 	}
@@ -437,6 +446,7 @@ func (c Config) EngineConfig() sandbox.Config {
 		PoolSize:     c.PoolSize,
 		QueueSize:    c.QueueSize,
 		Warm:         c.Warm,
+		Workers:      c.Workers,
 		TenantSlots:  c.TenantSlots,
 		EventBuffer:  c.EventBuffer,
 		StallTimeout: c.StallTimeout,

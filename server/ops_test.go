@@ -197,9 +197,10 @@ func TestREADMECurl(t *testing.T) {
 
 // TestWorkerDeathInMetricsAndHealth kills the engine's worker from outside,
 // as the kernel's OOM killer would, and reads the replacement in the
-// metrics, the Health RPC and the log.
+// metrics, the Health RPC and the log. Without a standby worker, the
+// engine has one worker process.
 func TestWorkerDeathInMetricsAndHealth(t *testing.T) {
-	ts := start(t, server.Config{PoolSize: 1})
+	ts := start(t, server.Config{PoolSize: 1, Workers: sandbox.Workers{Standby: -1}})
 	if status, _, raw := ts.post(t, runPath, `{"code": "return 1"}`); status != 200 {
 		t.Fatalf("%d %s", status, raw)
 	}

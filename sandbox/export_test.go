@@ -1,0 +1,4 @@
+package sandbox
+
+// InMap reports whether an id map holds a range (see idsMapped).
+var InMap = inMap
