@@ -82,6 +82,13 @@ func (p *Pool) RunGroup(ctx context.Context, group string, job jsrt.Job) *ipc.Ev
 		start = time.Now()
 		if python {
 			ok, f := p.ensureZygote(w)
+			if f != nil && !w.usable() && attempt < maxUnsentRetries {
+				// The worker died while its zygote was handed to it: the
+				// step never started, and the run goes to another worker.
+				p.release(w, nil)
+				p.log.Info("run moved to another worker: its worker was lost while its zygote started", logRun, id, logPID, w.pid)
+				continue
+			}
 			if f != nil {
 				p.release(w, nil)
 				return ipc.Failed(f, since(start))
