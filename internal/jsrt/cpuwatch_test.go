@@ -121,8 +121,8 @@ func TestNoOverrunWhenInterruptible(t *testing.T) {
 func TestOverrunKeepsTheFirstLimit(t *testing.T) {
 	rt := newRT(t)
 	l := testLimits
-	l.WallMs = testenv.Scale(100)
-	l.CPUMs = 2 * l.WallMs
+	// The call lasts seconds (nativeLength); the wall limit comes first.
+	l.CPUMs, l.WallMs = 200, 100
 	ev, overran := runOverrun(t, rt, `return Array.prototype.indexOf.call({length: `+nativeLength()+`}, 1)`, l)
 	if ev.Error == nil || ev.Error.Code != ipc.CodeTimeout || ev.Error.Limit != ipc.LimitWall {
 		t.Fatalf("overrun %v: got %+v %+v, want TIMEOUT wallMs", overran, ev.Result, ev.Error)
