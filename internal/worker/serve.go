@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -128,6 +129,7 @@ func (s *server) serve() (err error) {
 		go s.watchParentLoop(parentGone)
 	}
 	defer s.shutdown()
+	s.rehearse()
 
 	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameHello, Hello: &ipc.Hello{Protocol: ipc.ProtocolVersion, PID: os.Getpid()}}, s.max)
 	if err != nil {
@@ -545,3 +547,33 @@ func cutRetire(s string) string {
 	}
 	return s[:n]
 }
+
+// rehearsal is the step a worker runs before its hello. It leaves a mark
+// in its VM's globals that no run may ever see (the worker's tests look
+// for it).
+const rehearsal = `globalThis.__stepboxRehearsal = JSON.stringify({n: [1, "a"]}); return 1`
+
+// rehearsalLimits bound the rehearsal; it needs a fraction of each.
+var rehearsalLimits = ipc.Limits{
+	MemoryMB: 16, CPUMs: 2000, WallMs: 5000, MaxCodeBytes: 1 << 10, MaxResultBytes: 1 << 10,
+	MaxDataRequests: 1, MaxDataBytes: 1 << 10, MaxStatusEvents: 1, MaxConsoleEvents: 1,
+	MaxConsoleBytes: 1 << 10, MaxFetchRequests: 1, MaxFetchBytes: 1 << 10,
+}
+
+// rehearse runs one trivial step in a VM of its own, before the worker
+// says hello: a worker's first run otherwise pays for the first execution
+// of every code path it takes (page faults on the binary, the engine's and
+// the Go runtime's lazy set-up), which is what a run on a just-started
+// standby worker measured. The VM is closed after it, as every run's is,
+// so no run sees it. Its outcome does not matter: a runtime that cannot
+// run it fails the first real run the same way, with the host listening.
+func (s *server) rehearse() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(rehearsalLimits.WallMs)*time.Millisecond)
+	defer cancel()
+	_ = s.runner.Run(ctx, jsrt.Job{Code: rehearsal, Input: json.RawMessage(`null`), Limits: rehearsalLimits, Host: noHost{}})
+}
+
+// noHost takes the rehearsal's events, of which it has none.
+type noHost struct{}
+
+func (noHost) Emit(context.Context, *ipc.Event) error { return nil }

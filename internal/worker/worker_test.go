@@ -285,3 +285,13 @@ func TestValidUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerRehearsalUnseen: the step a worker rehearses before its hello
+// runs in a VM of its own: the first run finds none of its globals.
+func TestWorkerRehearsalUnseen(t *testing.T) {
+	h := startWorker(t, &ipc.Hello{Protocol: ipc.ProtocolVersion, Warm: 1})
+	h.execute(1, "return typeof globalThis.__stepboxRehearsal", testLimits)
+	if _, term := h.until(1); term.Result == nil || string(term.Result.Value) != `"undefined"` {
+		t.Fatalf("the first run after the rehearsal: %+v %+v", term.Result, term.Error)
+	}
+}
