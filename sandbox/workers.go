@@ -131,11 +131,13 @@ const maxHostID = 1<<32 - 3
 // DefaultStandby returns the standby of a pool of poolSize slots when
 // Workers.Standby is zero: 1 for 1 to 3 slots, 2 from 4. One unbound
 // worker absorbs one switch of group without a process start, and its
-// slot starts the next while the run executes; a larger pool sees
-// switches arrive together more often, but worker starts are cheap
-// enough that the standby need not grow with the pool, and each standby
-// worker is a process kept up for nothing until a switch. A poolSize of
-// zero means the number of CPUs, as in Config.PoolSize.
+// slot starts the next while the run executes. A larger pool sees
+// switches arrive together more often, but each standby worker is a
+// process kept up for nothing until a switch, so the default does not grow
+// with the pool: an engine whose runs switch tenants often sets more, or
+// groups tenants of equal trust (a worker start costs about 90 ms of CPU;
+// README, Benchmarks). A poolSize of zero means the number of CPUs, as in
+// Config.PoolSize.
 func DefaultStandby(poolSize int) int {
 	if poolSize <= 0 {
 		poolSize = runtime.NumCPU()
