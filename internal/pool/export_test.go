@@ -24,3 +24,17 @@ func SetRefillDelay(d time.Duration) (restore func()) {
 	refillDelay = d
 	return func() { refillDelay = old }
 }
+
+// ForkServer reports the fork servers the pool started, the processes
+// they started, and the pid of the last one (0 for none).
+func ForkServer(p *Pool) (servers, forks int64, pid int) {
+	return p.forkServers.Load(), p.serverForks.Load(), int(p.serverPID.Load())
+}
+
+// SetForkServerAbove sets the host memory from which ForkServerAuto uses
+// the fork server. Tests that call it must not run in parallel.
+func SetForkServerAbove(n int64) (restore func()) {
+	old := forkServerAbove
+	forkServerAbove = n
+	return func() { forkServerAbove = old }
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -336,6 +337,55 @@ func BenchmarkWorkerStartCPU(b *testing.B) {
 			b.ReportMetric(ms(child+host-warmRunCPU.worker-warmRunCPU.host), "start-cpu-ms")
 		}
 	})
+}
+
+// BenchmarkWorkerStartHostHeap measures the host's CPU per worker start
+// (a pool with MaxRuns 1: every run starts a worker) while the host holds
+// a heap of 256 MB that it keeps writing to, as a busy server does:
+// "direct" forks jailed workers from the host itself, "forkserver" from
+// the fork server. A fork copies the forking process's page tables and
+// makes its pages copy-on-write, so the direct host pays in proportion to
+// its heap.
+func BenchmarkWorkerStartHostHeap(b *testing.B) {
+	heap := make([][]byte, 256)
+	for i := range heap {
+		heap[i] = bytes.Repeat([]byte{1}, 1<<20)
+	}
+	touch := func() {
+		for _, m := range heap {
+			for j := 0; j < len(m); j += 4096 {
+				m[j]++
+			}
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		policy pool.ForkServerPolicy
+	}{{"direct", pool.ForkServerNever}, {"forkserver", pool.ForkServerAlways}} {
+		b.Run(c.name, func(b *testing.B) {
+			p := newBenchPool(b, pool.Config{Size: 1, MaxRuns: 1, ForkServer: c.policy})
+			trivial(b, p, "")
+			p.ready(b, 1)
+			touch()
+			t0 := rusage(b, syscall.RUSAGE_SELF)
+			var touching time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				trivial(b, p, "")
+				p.ready(b, 1)
+				t1 := rusage(b, syscall.RUSAGE_SELF)
+				touch()
+				touching += rusage(b, syscall.RUSAGE_SELF) - t1
+			}
+			b.StopTimer()
+			// The host's CPU less what touching the heap costs when no
+			// fork made it copy-on-write is not separable: report both.
+			n := time.Duration(b.N)
+			b.ReportMetric(ms((rusage(b, syscall.RUSAGE_SELF)-t0-touching)/n), "host-cpu-ms")
+			b.ReportMetric(ms(touching/n), "touch-cpu-ms")
+		})
+	}
+	runtime.KeepAlive(heap)
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stepbox/stepbox/internal/forkserver"
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jail"
 	"github.com/stepbox/stepbox/internal/jsrt"
@@ -29,6 +30,7 @@ const envFault = "STEPBOX_POOLTEST_FAULT"
 // request. The faults exist only in this test binary; a production binary
 // has no code that could be asked to misbehave.
 func TestMain(m *testing.M) {
+	forkserver.MaybeServe() // the fork server of a test with jailed workers
 	if worker.Enabled() {
 		if os.Getenv(envFault) == "exit-at-start" {
 			os.Exit(3)

@@ -92,6 +92,15 @@ type Config struct {
 	// Handle.
 	Prepare func(cmd *exec.Cmd, id HostID) (Handle, error)
 
+	// ForkServer says who forks the jailed workers and zygotes (those in
+	// new user and pid namespaces): the host itself, or a fork server (see
+	// internal/forkserver). Such a fork copies the forking process's page
+	// tables and leaves its memory copy-on-write, a cost that grows with
+	// the host's memory; the server costs one process start. The zero
+	// value, ForkServerAuto, uses the server once the host's anonymous
+	// resident memory passes 64 MiB.
+	ForkServer ForkServerPolicy
+
 	// Standby is how many started workers beyond Size the pool keeps,
 	// so that a run whose group has no idle worker rarely waits for a
 	// process start: a worker is bound to no group until its first run
@@ -243,6 +252,11 @@ type Pool struct {
 	spawnDone chan struct{}     // closed to stop the spawner
 	spawnWG   sync.WaitGroup
 
+	noForkServer bool         // owned by the spawner: the fork server could not start
+	forkServers  atomic.Int64 // fork servers started
+	serverForks  atomic.Int64 // processes the fork servers started
+	serverPID    atomic.Int64 // the current fork server's pid, 0 for none
+
 	abortAll chan struct{}  // closed when Close's ctx ended: abort the runs in flight
 	stop     chan struct{}  // closed when the slots must stop their workers
 	wg       sync.WaitGroup // slot supervisors
@@ -367,6 +381,15 @@ func (p *Pool) Close(ctx context.Context) error {
 	p.closeSpawner()
 	return err
 }
+
+// ForkServerPolicy is Config.ForkServer.
+type ForkServerPolicy int
+
+const (
+	ForkServerAuto   ForkServerPolicy = iota // the server once the host is large
+	ForkServerAlways                         // always the server (when it can start)
+	ForkServerNever                          // the host forks
+)
 
 // Health is a snapshot of the pool's workers.
 type Health struct {

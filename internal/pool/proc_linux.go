@@ -1,6 +1,12 @@
 package pool
 
-import "syscall"
+import (
+	"fmt"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
 
 // sysProcAttr is what every worker gets unless Config.Prepare set its own:
 // SIGKILL when the host (the spawner thread) dies, and a process group of
@@ -16,4 +22,26 @@ func harden(a *syscall.SysProcAttr) {
 	if a.Pdeathsig == 0 {
 		a.Pdeathsig = syscall.SIGKILL
 	}
+}
+
+// jailed reports whether a process with these attributes is forked
+// rather than vforked (it gets new user and pid namespaces), and so goes
+// through the fork server.
+func jailed(a *syscall.SysProcAttr) bool {
+	const both = unix.CLONE_NEWUSER | unix.CLONE_NEWPID
+	return a != nil && a.Cloneflags&both == both
+}
+
+// anonResident is the host's anonymous resident memory, in bytes (0 when
+// /proc cannot say).
+func anonResident() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	var size, resident, shared int64
+	if _, err := fmt.Sscan(string(b), &size, &resident, &shared); err != nil {
+		return 0
+	}
+	return (resident - shared) * int64(os.Getpagesize())
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stepbox/stepbox/internal/forkserver"
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jsrt"
 	"github.com/stepbox/stepbox/internal/worker"
@@ -35,38 +36,139 @@ func DefaultCommand() (*exec.Cmd, error) {
 // spawnRequest asks the spawner goroutine to start a command.
 type spawnRequest struct {
 	cmd  *exec.Cmd
-	done chan error
+	done chan spawned
+}
+
+// spawned is a started process and the read end of its standard error.
+type spawned struct {
+	proc   *os.Process
+	stderr *os.File
+	err    error
 }
 
 // spawner starts every worker from one OS thread that nothing else runs
 // on. Linux delivers a child's parent-death signal when the thread that
 // forked it exits, not the process: if workers were forked from arbitrary
 // threads, a thread retired by the Go runtime (after a goroutine that had
-// locked it exits) would SIGKILL healthy workers.
+// locked it exits) would SIGKILL healthy workers. The fork server, which
+// forks the jailed ones, is started from this thread too: what it forks
+// is this thread's child.
 func (p *Pool) spawner() {
 	defer p.spawnWG.Done()
 	runtime.LockOSThread()
 	// Never unlocked: when the spawner returns, at the end of Close, its
 	// thread exits, and the kernel kills any worker it started that is
 	// somehow still alive.
+	var fs *forkserver.Server
+	defer func() {
+		if fs != nil {
+			_ = fs.Close()
+		}
+	}()
 	for {
 		select {
 		case r := <-p.spawnc:
-			r.done <- r.cmd.Start()
+			r.done <- p.startOn(&fs, r.cmd)
 		case <-p.spawnDone:
 			return
 		}
 	}
 }
 
-func (p *Pool) spawn(cmd *exec.Cmd) error {
-	r := spawnRequest{cmd: cmd, done: make(chan error, 1)}
+func (p *Pool) spawn(cmd *exec.Cmd) spawned {
+	r := spawnRequest{cmd: cmd, done: make(chan spawned, 1)}
 	select {
 	case p.spawnc <- r:
 	case <-p.spawnDone:
-		return ErrClosed
+		return spawned{err: ErrClosed}
 	}
 	return <-r.done
+}
+
+// startOn starts cmd, on the spawner thread, with /dev/null as its
+// standard input and output and a pipe as its standard error.
+func (p *Pool) startOn(fs **forkserver.Server, cmd *exec.Cmd) spawned {
+	null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+	if err != nil {
+		return spawned{err: err}
+	}
+	defer null.Close()
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		return spawned{err: err}
+	}
+	defer errW.Close()
+	env := cmd.Env
+	if env == nil {
+		env = []string{} // never the host's
+	}
+	attr := &os.ProcAttr{
+		Dir:   cmd.Dir,
+		Env:   env,
+		Files: append([]*os.File{null, null, errW}, cmd.ExtraFiles...),
+		Sys:   cmd.SysProcAttr,
+	}
+	proc, err := p.fork(fs, cmd.Path, cmd.Args, attr)
+	if err != nil {
+		errR.Close()
+		return spawned{err: err}
+	}
+	return spawned{proc: proc, stderr: errR}
+}
+
+// forkServerAbove is the host's anonymous resident memory from which
+// ForkServerAuto forks through the server: below it, a fork of the host
+// costs less than starting the server would.
+var forkServerAbove int64 = 64 << 20
+
+// fork starts a process in new user and pid namespaces (a jailed one)
+// through the fork server, started on first use, when Config.ForkServer
+// says so, and any other directly. A fork of the host itself copies its
+// page tables, which costs in proportion to the host's memory (see
+// package forkserver). When the server cannot be had, the host forks.
+func (p *Pool) fork(fs **forkserver.Server, path string, args []string, attr *os.ProcAttr) (*os.Process, error) {
+	use := jailed(attr.Sys) && !p.noForkServer
+	switch p.cfg.ForkServer {
+	case ForkServerNever:
+		use = false
+	case ForkServerAuto:
+		use = use && (*fs != nil || anonResident() >= forkServerAbove)
+	}
+	if !use {
+		return os.StartProcess(path, args, attr)
+	}
+	if *fs != nil {
+		select {
+		case <-(*fs).Done():
+			_ = (*fs).Close()
+			*fs = nil
+		default:
+		}
+	}
+	if *fs == nil {
+		s, err := forkserver.Start("/proc/self/exe")
+		if err != nil {
+			p.noForkServer = true
+			p.log.Warn("no fork server: the host forks its jailed workers itself", logErr, err)
+			return os.StartProcess(path, args, attr)
+		}
+		*fs = s
+		p.forkServers.Add(1)
+		p.serverPID.Store(int64(s.Pid()))
+	}
+	proc, err := (*fs).StartProcess(path, args, attr)
+	if errors.Is(err, forkserver.ErrGone) {
+		// It died under us: this start forks here, the next one starts
+		// a new server.
+		p.log.Warn("fork server gone", logErr, err)
+		_ = (*fs).Close()
+		*fs = nil
+		return os.StartProcess(path, args, attr)
+	}
+	if err == nil {
+		p.serverForks.Add(1)
+	}
+	return proc, err
 }
 
 func (p *Pool) closeSpawner() {
@@ -87,11 +189,13 @@ func (p *Pool) closeSpawner() {
 type process struct {
 	p       *Pool
 	kind    string // "worker" or "zygote", for logs and errors
-	cmd     *exec.Cmd
+	proc    *os.Process
 	pid     int
 	started time.Time
 	handle  Handle
 	stderr  *tailWriter
+
+	stderrDone chan struct{} // closed when the copy of its standard error into stderr ends
 
 	killed chan struct{}    // closed by the first kill
 	exited chan struct{}    // closed once the process has been reaped
@@ -111,9 +215,6 @@ type process struct {
 // nothing of the process is left.
 func (p *Pool) startProcess(kind string, cmd *exec.Cmd, prepare func(*exec.Cmd) (Handle, error), reaped func()) (*process, error) {
 	tail := &tailWriter{max: 4 << 10}
-	cmd.Stdin, cmd.Stdout = nil, nil
-	cmd.Stderr = tail
-	cmd.WaitDelay = p.cfg.StopTimeout
 	var h Handle
 	if prepare != nil {
 		var err error
@@ -126,18 +227,24 @@ func (p *Pool) startProcess(kind string, cmd *exec.Cmd, prepare func(*exec.Cmd) 
 	} else {
 		harden(cmd.SysProcAttr)
 	}
-	if err := p.spawn(cmd); err != nil {
+	sp := p.spawn(cmd)
+	if sp.err != nil {
 		if h != nil {
 			_ = h.Cleanup()
 		}
-		return nil, fmt.Errorf("pool: start %s: %w", kind, err)
+		return nil, fmt.Errorf("pool: start %s: %w", kind, sp.err)
 	}
 	pr := &process{
-		p: p, kind: kind, cmd: cmd, pid: cmd.Process.Pid, started: time.Now(), handle: h, stderr: tail,
-		killed: make(chan struct{}), exited: make(chan struct{}), reaped: reaped,
+		p: p, kind: kind, proc: sp.proc, pid: sp.proc.Pid, started: time.Now(), handle: h, stderr: tail,
+		stderrDone: make(chan struct{}), killed: make(chan struct{}), exited: make(chan struct{}), reaped: reaped,
 	}
+	go func() {
+		_, _ = io.Copy(tail, sp.stderr)
+		sp.stderr.Close()
+		close(pr.stderrDone)
+	}()
 	p.procs.Add(1) // Done when wait has reaped the process.
-	go pr.wait()
+	go pr.wait(sp.stderr)
 	if h != nil {
 		if err := h.Started(pr.pid); err != nil {
 			pr.kill("")
@@ -148,11 +255,18 @@ func (p *Pool) startProcess(kind string, cmd *exec.Cmd, prepare func(*exec.Cmd) 
 	return pr, nil
 }
 
-// wait reaps the process.
-func (pr *process) wait() {
+// wait reaps the process, then waits for the end of its standard error
+// (stderr, the pipe's read end), at most StopTimeout: a process it started
+// may still hold the pipe.
+func (pr *process) wait(stderr *os.File) {
 	defer pr.p.procs.Done()
-	_ = pr.cmd.Wait()
-	pr.state = pr.cmd.ProcessState
+	pr.state, _ = pr.proc.Wait()
+	select {
+	case <-pr.stderrDone:
+	case <-time.After(pr.p.cfg.StopTimeout):
+		stderr.Close() // ends the copy
+		<-pr.stderrDone
+	}
 	if pr.reaped != nil {
 		pr.reaped()
 	}
@@ -185,7 +299,7 @@ func (pr *process) kill(reason string) {
 	}
 	pr.mu.Unlock()
 	if first {
-		_ = pr.cmd.Process.Kill()
+		_ = pr.proc.Kill()
 		if reason != "" {
 			pr.p.log.Warn(pr.kind+" killed", logPID, pr.pid, logReason, reason)
 		}
