@@ -36,8 +36,12 @@ import (
 // holds, removes EnvConfig from the environment, sets PR_SET_DUMPABLE 0,
 // installs the seccomp filter on all threads (TSYNC) and returns nil.
 //
-// Consequences for the worker: code before Enter runs twice and its state
-// is lost; only descriptors below cfg.KeepFDs survive. After Enter the
+// The first run happens in this package's init (early_linux.go), before
+// the packages that import it initialise; a main that calls Enter itself
+// gets the second. Consequences for the worker: only the package
+// initialisers that run before this package's run twice, and their state
+// from the first execution is lost; only descriptors below cfg.KeepFDs
+// survive. After Enter the
 // worker sees only its new root: load what it needs from bound paths or
 // over its pipes. It may read, write, mmap, make threads, fork (without
 // namespaces), use AF_UNIX sockets and its inherited descriptors, write
