@@ -9,7 +9,9 @@
 //	go run ./bench/sidebyside -out /tmp/r.md    # markdown elsewhere (default bench/RESULTS.md)
 //
 // JavaScript: Stepbox with jailed worker processes (the default) and
-// in-process, isolated-vm (V8 isolates) and quickjs-emscripten (QuickJS in
+// in-process, the engine under it (modernc.org/quickjs driven directly, a
+// fresh VM per run: the floor, with a table of Stepbox's ratios to it),
+// isolated-vm (V8 isolates) and quickjs-emscripten (QuickJS in
 // WebAssembly). Python: Stepbox's jailed CPython, `python3 -c` per run, and
 // Pyodide in Node, cold (loaded per run) and warm. The Node peers are npm
 // packages installed into bench/peers at run time (npm ci, the machine's
@@ -76,7 +78,7 @@ func defaults(quick bool) config {
 func main() {
 	quick := flag.Bool("quick", false, "a smoke run: fewer iterations and shorter phases")
 	out := flag.String("out", "", "markdown file to write (default bench/RESULTS.md in the repository; \"-\" for none)")
-	only := flag.String("only", "", "comma-separated terms; run only the measures whose key ROW/MEASURE contains one\n(rows: stepbox-process, stepbox-inprocess, isolated-vm, quickjs-emscripten,\nstepbox-python, python3, pyodide, pyodide-warm; measures: latency, throughput,\nthe workload names, bridge, memory)")
+	only := flag.String("only", "", "comma-separated terms; run only the measures whose key ROW/MEASURE contains one\n(rows: stepbox-process, stepbox-inprocess, quickjs-raw, isolated-vm, quickjs-emscripten,\nstepbox-python, python3, pyodide, pyodide-warm; measures: latency, throughput,\nthe workload names, bridge, memory)")
 	nodedir := flag.String("nodedir", "auto", "--nodedir passed to npm for isolated-vm's native build: auto means /usr when\n/usr/include/node/node.h exists (Debian's node headers; node-gyp cannot download them offline)")
 	flag.Parse()
 	if flag.NArg() > 0 {

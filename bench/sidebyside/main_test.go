@@ -29,7 +29,8 @@ func TestStepboxRows(t *testing.T) {
 		// The heavier workloads take seconds under the race detector:
 		// transform, the shortest, stands for them.
 		only: []string{"stepbox-process/latency", "stepbox-inprocess/latency", "stepbox-inprocess/throughput",
-			"stepbox-inprocess/transform", "stepbox-inprocess/bridge", "stepbox-inprocess/memory"},
+			"stepbox-inprocess/transform", "stepbox-inprocess/bridge", "stepbox-inprocess/memory",
+			"quickjs-raw/latency", "quickjs-raw/throughput", "quickjs-raw/transform", "quickjs-raw/bridge"},
 		latencyRuns: 5, latencyWarmup: 1, pyLatencyRuns: 2, pyodideColdRuns: 1,
 		throughput: 100 * time.Millisecond, throughputWarmup: 20 * time.Millisecond, pyodideTput: 100 * time.Millisecond,
 		workloadRuns: 1, roundTrips: 20, bridgeRuns: 1, memInstances: 3, pyodideInstances: 1,
@@ -42,7 +43,8 @@ func TestStepboxRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := stdout.String()
-	for _, want := range []string{"| engine", "trivial p50", "runs/s", "transform", "data round trip", "idle memory", "| Stepbox, in-process", "| Stepbox, process", "× Stepbox"} {
+	for _, want := range []string{"| engine", "trivial p50", "runs/s", "transform", "data round trip", "idle memory", "| Stepbox, in-process", "| Stepbox, process", "× Stepbox",
+		"| modernc.org/quickjs", "| Stepbox ÷ engine", "Goals (issue 16)", "Stepbox, in-process, runs/s ≥ 0.9x the engine's: "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
@@ -53,7 +55,7 @@ func TestStepboxRows(t *testing.T) {
 	// The in-process row must have measured, not failed: its cells are
 	// figures. (The process row may fail where the jail is refused.)
 	for _, l := range strings.Split(got, "\n") {
-		if strings.HasPrefix(l, "| Stepbox, in-process") && strings.Contains(l, "error") {
+		if (strings.HasPrefix(l, "| Stepbox, in-process") || strings.HasPrefix(l, "| modernc.org/quickjs")) && strings.Contains(l, "error") {
 			t.Errorf("in-process row failed:\n%s", got)
 		}
 	}

@@ -168,3 +168,13 @@ func pythonPath() string {
 	}
 	return filepath.Join("/usr/bin", "python3")
 }
+
+// procName is the first argument pid was started with ("" if unknown).
+func procName(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return ""
+	}
+	name, _, _ := strings.Cut(string(b), "\x00")
+	return name
+}

@@ -191,6 +191,13 @@ func (rep *report) table() string {
 		}
 		grid = append(grid, line)
 	}
+	return render(grid)
+}
+
+// render lays out grid (its first line the header) as a markdown table,
+// padded so that it reads on a terminal too.
+func render(grid [][]string) string {
+	head := grid[0]
 	width := make([]int, len(head))
 	for _, line := range grid {
 		for i, s := range line {
@@ -230,6 +237,91 @@ func (rep *report) table() string {
 	return b.String()
 }
 
+// floorGoals are issue 16's goals for Stepbox against its engine: the most
+// Stepbox may cost as a multiple of the engine's figure (for runs/s, the
+// least share of the engine's runs/s).
+var floorGoals = []struct {
+	row, col string
+	goal     float64
+}{
+	{"stepbox-process", colTput, 0.8},
+	{"stepbox-process", colP50, 1.3},
+	{"stepbox-inprocess", colTput, 0.9},
+}
+
+// floorTable shows each Stepbox JavaScript figure as a ratio to the raw
+// engine's, and which of the goals hold; "" without the engine's row.
+func (rep *report) floorTable() string {
+	fl := rep.find(floorID)
+	if fl == nil || fl.unavailable != "" {
+		return ""
+	}
+	var cols []string
+	for _, c := range rep.columns() {
+		if c != colMemory && fl.cells[c] != nil && fl.cells[c].err == "" && fl.cells[c].v > 0 {
+			cols = append(cols, c)
+		}
+	}
+	head := []string{"Stepbox ÷ engine"}
+	for _, c := range cols {
+		head = append(head, title(c))
+	}
+	grid := [][]string{head}
+	of := func(rw *row, col string) (float64, bool) {
+		c := rw.cells[col]
+		if c == nil || c.err != "" || c.v <= 0 {
+			return 0, false
+		}
+		return c.v / fl.cells[col].v, true
+	}
+	for _, id := range []string{"stepbox-process", "stepbox-inprocess"} {
+		rw := rep.find(id)
+		if rw == nil {
+			continue
+		}
+		line := []string{rw.name}
+		for _, c := range cols {
+			if x, ok := of(rw, c); ok {
+				line = append(line, fmt.Sprintf("%.2fx", x))
+			} else {
+				line = append(line, "—")
+			}
+		}
+		grid = append(grid, line)
+	}
+	if len(grid) == 1 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(render(grid))
+	b.WriteString("\nEach figure is Stepbox's ÷ the engine's, measured in this run: time ÷ time (latency, workloads, round trip), runs/s ÷ runs/s. " +
+		"Below 1 for time, or above 1 for runs/s, Stepbox does better than the bare engine.\n\nGoals (issue 16):\n\n")
+	for _, g := range floorGoals {
+		rw := rep.find(g.row)
+		if rw == nil {
+			continue
+		}
+		x, ok := of(rw, g.col)
+		verdict := "not measured"
+		want := fmt.Sprintf("≤ %.1fx", g.goal)
+		if g.col == colTput {
+			want = fmt.Sprintf("≥ %.1fx", g.goal)
+		}
+		if ok {
+			met := x <= g.goal
+			if g.col == colTput {
+				met = x >= g.goal
+			}
+			verdict = fmt.Sprintf("%.2fx: not met", x)
+			if met {
+				verdict = fmt.Sprintf("%.2fx: met", x)
+			}
+		}
+		fmt.Fprintf(&b, "- %s, %s %s the engine's: %s\n", rw.name, title(g.col), want, verdict)
+	}
+	return b.String()
+}
+
 const ratioNote = "**× Stepbox** after a figure is the row's cost ÷ Stepbox's: row time ÷ Stepbox time (latency, workloads, round trip), " +
 	"Stepbox runs/s ÷ row runs/s, row memory ÷ Stepbox memory. **Above 1, Stepbox is faster (or smaller) by that factor; below 1, the row is.** " +
 	"JavaScript rows compare with *Stepbox, process*, except memory, which compares with *Stepbox, in-process* (a VM against an isolate or a context); " +
@@ -254,6 +346,9 @@ func (rep *report) terminal() string {
 	fmt.Fprintf(&b, "\n%s\n%s — %s; load average %s before, %s after; took %s\n\n", rep.command(), rep.env.date, rep.machine(), rep.env.loadBefore, rep.loadAfter, rep.duration())
 	b.WriteString(rep.table())
 	b.WriteString("\n" + ratioNote + "\n")
+	if f := rep.floorTable(); f != "" {
+		b.WriteString("\n" + f)
+	}
 	if notes := rep.problems(); notes != "" {
 		b.WriteString("\n" + notes)
 	}
@@ -290,6 +385,9 @@ func (rep *report) markdown() string {
 	b.WriteString("Other jobs may share the machine: compare figures within one run, and expect noise, in the p99 column most.\n\n")
 	b.WriteString(rep.table())
 	b.WriteString("\n" + ratioNote + "\n\n")
+	if f := rep.floorTable(); f != "" {
+		b.WriteString("## Stepbox against its engine\n\n" + f + "\n")
+	}
 	if p := rep.problems(); p != "" {
 		b.WriteString("Problems:\n\n" + p + "\n")
 	}
@@ -307,8 +405,8 @@ func (rep *report) markdown() string {
 		runs(c.workloadRuns, ""), runs(c.workloadWarmup, "warm-up "))
 	fmt.Fprintf(&b, "- **data round trip**: one run of a step awaiting %d host data requests in a row (`await dataProxy.request(\"get\", i)`, the host answering asynchronously with the parameters), after a warm-up run of %d; the run's wall time ÷ %d. Each engine's bridge is under its row in Notes.\n",
 		c.roundTrips, max(1, c.roundTrips/10), c.roundTrips)
-	fmt.Fprintf(&b, "- **idle memory**: what one idle, ready runtime costs. Stepbox, process: RSS of the jailed worker process (its Go runtime, QuickJS and 2 warm VMs) — the cost of one pool slot, no ratio. Stepbox, in-process: the host's RSS increase for %d warm VMs, ÷ %d, after GC, with a first engine up before the baseline. isolated-vm and quickjs-emscripten: Node's RSS increase from half of N idle isolates / runtimes to all N (each with a context, the bridge installed and one evaluation done), per isolate / runtime, after GC: N = %d (quickjs-emscripten: %d, enough to outgrow its WebAssembly memory's initial 16 MB, resident from the start). Stepbox Python: RSS of the processes the Python pool starts (the jailed zygote with its preloaded modules, and the child it keeps forked ahead). `python3 -c`: RSS of one idle interpreter. Pyodide: Node's RSS increase per loaded interpreter (%d, after a first one). RSS counts shared pages in full; the notes give PSS for the processes, and QuickJS's own count of its allocations.\n",
-		c.memInstances, c.memInstances, c.memInstances, max(c.memInstances, qjsPeer.minInstances), c.pyodideInstances)
+	fmt.Fprintf(&b, "- **idle memory**: what one idle, ready runtime costs. Stepbox, process: RSS of a jailed worker process (its Go runtime, QuickJS and 2 warm VMs), the mean over the engine's workers, without its fork server — the cost of one pool slot, no ratio. modernc.org/quickjs, raw: this process's RSS increase for %d idle VMs, ÷ %d, after GC. Stepbox, in-process: the host's RSS increase for %d warm VMs, ÷ %d, after GC, with a first engine up before the baseline. isolated-vm and quickjs-emscripten: Node's RSS increase from half of N idle isolates / runtimes to all N (each with a context, the bridge installed and one evaluation done), per isolate / runtime, after GC: N = %d (quickjs-emscripten: %d, enough to outgrow its WebAssembly memory's initial 16 MB, resident from the start). Stepbox Python: RSS of the processes the Python pool starts (the jailed zygote with its preloaded modules, and the child it keeps forked ahead). `python3 -c`: RSS of one idle interpreter. Pyodide: Node's RSS increase per loaded interpreter (%d, after a first one). RSS counts shared pages in full; the notes give PSS for the processes, and QuickJS's own count of its allocations.\n",
+		c.memInstances, c.memInstances, c.memInstances, c.memInstances, c.memInstances, max(c.memInstances, qjsPeer.minInstances), c.pyodideInstances)
 	b.WriteString("\n## Notes\n\n")
 	for _, rw := range rep.rows {
 		if len(rw.notes) == 0 {

@@ -205,6 +205,7 @@ func (r *runner) all(ctx context.Context) []*row {
 	steps := []step{
 		{"stepbox-inprocess", func(ctx context.Context) *row { return r.stepboxJS(ctx, "stepbox-inprocess") }},
 		{"stepbox-process", func(ctx context.Context) *row { return r.stepboxJS(ctx, "stepbox-process") }},
+		{floorID, r.floor},
 		{"isolated-vm", func(ctx context.Context) *row { return r.nodePeer(ctx, ivmPeer) }},
 		{"quickjs-emscripten", func(ctx context.Context) *row { return r.nodePeer(ctx, qjsPeer) }},
 		{"stepbox-python", r.stepboxPython},
@@ -220,7 +221,7 @@ func (r *runner) all(ctx context.Context) []*row {
 		if !r.any(s.id) {
 			continue
 		}
-		if r.cfg.noPeers && !strings.HasPrefix(s.id, "stepbox") {
+		if r.cfg.noPeers && !strings.HasPrefix(s.id, "stepbox") && s.id != floorID {
 			continue
 		}
 		r.log("== %s", s.id)

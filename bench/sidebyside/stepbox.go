@@ -368,9 +368,20 @@ func (r *runner) sbWorkerMemory(ctx context.Context, cfg sandbox.Config, req san
 	if _, err := eng.Run(ctx, req, nil); err != nil {
 		return 0, "", err
 	}
+	// JavaScript: the workers, per worker (a pool slot; a standby worker
+	// is one too). Python: the zygote and the processes it keeps ready,
+	// not the worker that drives them. Neither counts the pool's fork
+	// server, one per engine.
+	keep := func(p int) bool {
+		name := procName(p)
+		if req.Language == sandbox.Python {
+			return name != "stepbox-worker" && name != "stepbox-forkserver"
+		}
+		return name == "stepbox-worker"
+	}
 	var pids []int
 	rss := settle(ctx, func() int64 {
-		pids = slices.DeleteFunc(descendants(os.Getpid()), func(p int) bool { return slices.Contains(before, p) })
+		pids = slices.DeleteFunc(descendants(os.Getpid()), func(p int) bool { return slices.Contains(before, p) || !keep(p) })
 		var sum int64
 		for _, p := range pids {
 			sum += procRSS(p)
@@ -384,11 +395,11 @@ func (r *runner) sbWorkerMemory(ctx context.Context, cfg sandbox.Config, req san
 	for _, p := range pids {
 		pss += procPSS(p)
 	}
-	what := "the JavaScript worker (with its default 2 warm VMs)"
 	if req.Language == sandbox.Python {
-		what = "Python's jailed zygote and the processes it keeps ready"
+		return mb(rss), fmt.Sprintf("RSS of Python's jailed zygote and the processes it keeps ready, %d process(es), after one run; PSS %.1f MB", len(pids), mb(pss)), nil
 	}
-	return mb(rss), fmt.Sprintf("RSS of %s, %d process(es), after one run; PSS %.1f MB", what, len(pids), mb(pss)), nil
+	n := int64(len(pids))
+	return mb(rss / n), fmt.Sprintf("RSS of a JavaScript worker (with its default 2 warm VMs), the mean of the engine's %d worker(s) (the run's and the standby), after one run; PSS %.1f MB", n, mb(pss/n)), nil
 }
 
 // sbInProcessMemory measures the RSS an idle, bootstrapped VM adds to the
