@@ -30,11 +30,3 @@ func SetRefillDelay(d time.Duration) (restore func()) {
 func ForkServer(p *Pool) (servers, forks int64, pid int) {
 	return p.forkServers.Load(), p.serverForks.Load(), int(p.serverPID.Load())
 }
-
-// SetForkServerAbove sets the host memory from which ForkServerAuto uses
-// the fork server. Tests that call it must not run in parallel.
-func SetForkServerAbove(n int64) (restore func()) {
-	old := forkServerAbove
-	forkServerAbove = n
-	return func() { forkServerAbove = old }
-}

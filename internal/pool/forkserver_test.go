@@ -5,7 +5,6 @@ package pool_test
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"os"
 	"syscall"
 	"testing"
@@ -75,26 +74,27 @@ func TestJailedWorkersFromTheForkServer(t *testing.T) {
 }
 
 // TestForkServerPolicy: ForkServerNever forks in the host; the default
-// forks in the host while it is small and through the server once it is
-// large (the threshold moved here to either side of this host).
+// forks the first jailed worker in the host while the server starts, and
+// the next ones through the server.
 func TestForkServerPolicy(t *testing.T) {
 	for _, c := range []struct {
-		name   string
-		policy pool.ForkServerPolicy
-		above  int64
-		server bool
+		name           string
+		policy         pool.ForkServerPolicy
+		servers, forks int64 // after two worker starts
 	}{
-		{"never", pool.ForkServerNever, 0, false},
-		{"auto, small host", pool.ForkServerAuto, math.MaxInt64, false},
-		{"auto, large host", pool.ForkServerAuto, 1, true},
+		{"never", pool.ForkServerNever, 0, 0},
+		{"auto", pool.ForkServerAuto, 1, 1},
+		{"always", pool.ForkServerAlways, 1, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			defer pool.SetForkServerAbove(c.above)()
-			p := newPool(t, pool.Config{Size: 1, Prepare: jailed, ForkServer: c.policy})
-			runOn(t, p, "")
-			servers, forks, _ := pool.ForkServer(p)
-			if used := servers > 0 && forks > 0; used != c.server || servers > 1 {
-				t.Errorf("%d fork servers, %d forks; want the server: %v", servers, forks, c.server)
+			p := newPool(t, pool.Config{Size: 1, MaxRuns: 1, Prepare: jailed, ForkServer: c.policy})
+			first := runOn(t, p, "")
+			testenv.WaitFor(t, "the second worker", func() bool {
+				h := p.Health()
+				return h.Up == 1 && h.Workers[0].PID != first
+			})
+			if servers, forks, _ := pool.ForkServer(p); servers != c.servers || forks != c.forks {
+				t.Errorf("%d fork servers, %d forks; want %d, %d", servers, forks, c.servers, c.forks)
 			}
 		})
 	}

@@ -97,8 +97,9 @@ type Config struct {
 	// internal/forkserver). Such a fork copies the forking process's page
 	// tables and leaves its memory copy-on-write, a cost that grows with
 	// the host's memory; the server costs one process start. The zero
-	// value, ForkServerAuto, uses the server once the host's anonymous
-	// resident memory passes 64 MiB.
+	// value, ForkServerAuto, starts the server at the first jailed start,
+	// which the host forks itself while the server comes up, and forks
+	// every later one through it.
 	ForkServer ForkServerPolicy
 
 	// Standby is how many started workers beyond Size the pool keeps,
@@ -386,8 +387,8 @@ func (p *Pool) Close(ctx context.Context) error {
 type ForkServerPolicy int
 
 const (
-	ForkServerAuto   ForkServerPolicy = iota // the server once the host is large
-	ForkServerAlways                         // always the server (when it can start)
+	ForkServerAuto   ForkServerPolicy = iota // the server from the second jailed start on
+	ForkServerAlways                         // the server from the first (when it can start)
 	ForkServerNever                          // the host forks
 )
 

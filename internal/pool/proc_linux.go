@@ -1,8 +1,6 @@
 package pool
 
 import (
-	"fmt"
-	"os"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -30,18 +28,4 @@ func harden(a *syscall.SysProcAttr) {
 func jailed(a *syscall.SysProcAttr) bool {
 	const both = unix.CLONE_NEWUSER | unix.CLONE_NEWPID
 	return a != nil && a.Cloneflags&both == both
-}
-
-// anonResident is the host's anonymous resident memory, in bytes (0 when
-// /proc cannot say).
-func anonResident() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	var size, resident, shared int64
-	if _, err := fmt.Sscan(string(b), &size, &resident, &shared); err != nil {
-		return 0
-	}
-	return (resident - shared) * int64(os.Getpagesize())
 }

@@ -12,7 +12,3 @@ func harden(*syscall.SysProcAttr) {}
 
 // jailed is false off Linux: there is no jail to fork into.
 func jailed(*syscall.SysProcAttr) bool { return false }
-
-// anonResident is not measured off Linux, where nothing forks through a
-// server.
-func anonResident() int64 { return 0 }

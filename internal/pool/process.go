@@ -116,25 +116,14 @@ func (p *Pool) startOn(fs **forkserver.Server, cmd *exec.Cmd) spawned {
 	return spawned{proc: proc, stderr: errR}
 }
 
-// forkServerAbove is the host's anonymous resident memory from which
-// ForkServerAuto forks through the server: below it, a fork of the host
-// costs less than starting the server would.
-var forkServerAbove int64 = 64 << 20
-
 // fork starts a process in new user and pid namespaces (a jailed one)
-// through the fork server, started on first use, when Config.ForkServer
-// says so, and any other directly. A fork of the host itself copies its
-// page tables, which costs in proportion to the host's memory (see
-// package forkserver). When the server cannot be had, the host forks.
+// through the fork server when Config.ForkServer says so, and any other
+// directly. A fork of the host itself copies its page tables and leaves
+// its memory copy-on-write, at a cost that grows with the host's memory
+// (see package forkserver). When the server cannot be had, the host
+// forks.
 func (p *Pool) fork(fs **forkserver.Server, path string, args []string, attr *os.ProcAttr) (*os.Process, error) {
-	use := jailed(attr.Sys) && !p.noForkServer
-	switch p.cfg.ForkServer {
-	case ForkServerNever:
-		use = false
-	case ForkServerAuto:
-		use = use && (*fs != nil || anonResident() >= forkServerAbove)
-	}
-	if !use {
+	if !jailed(attr.Sys) || p.cfg.ForkServer == ForkServerNever || p.noForkServer {
 		return os.StartProcess(path, args, attr)
 	}
 	if *fs != nil {
@@ -155,6 +144,11 @@ func (p *Pool) fork(fs **forkserver.Server, path string, args []string, attr *os
 		*fs = s
 		p.forkServers.Add(1)
 		p.serverPID.Store(int64(s.Pid()))
+		if p.cfg.ForkServer == ForkServerAuto {
+			// The server takes a process start to come up: this process
+			// forks here meanwhile, the next ones through the server.
+			return os.StartProcess(path, args, attr)
+		}
 	}
 	proc, err := (*fs).StartProcess(path, args, attr)
 	if errors.Is(err, forkserver.ErrGone) {
