@@ -806,6 +806,7 @@ func (sk *soaker) wantProcs(engines []engineUnder) figures {
 		}
 		if wh != nil {
 			f.workers += wh.Size + wh.Standby
+			f.servers++ // at most one per pool
 		}
 		f.zygotes += h.Python.Zygotes
 	}
@@ -887,17 +888,20 @@ type figures struct {
 	rssMiB     float64
 	workers    int // child processes that are JavaScript workers
 	zygotes    int // child processes that are Python zygotes
+	servers    int // child processes that are the pools' fork servers
 	others     int // any other child process
 	zombies    int // children not yet reaped (any kind)
 }
 
 func (f figures) procs() string {
-	return fmt.Sprintf("%d workers, %d zygotes, %d other children, %d zombies", f.workers, f.zygotes, f.others, f.zombies)
+	return fmt.Sprintf("%d workers, %d zygotes, %d fork servers, %d other children, %d zombies", f.workers, f.zygotes, f.servers, f.others, f.zombies)
 }
 
-// procsAre reports whether f has exactly want's processes and no zombies.
+// procsAre reports whether f has exactly want's workers and zygotes, at
+// most its fork servers (a pool starts one at its second jailed start,
+// and again after one was killed) and no zombies.
 func (f figures) procsAre(want figures) bool {
-	return f.workers == want.workers && f.zygotes == want.zygotes && f.others == 0 && f.zombies == 0
+	return f.workers == want.workers && f.zygotes == want.zygotes && f.servers <= want.servers && f.others == 0 && f.zombies == 0
 }
 
 func measure() figures {
@@ -922,6 +926,8 @@ func measure() figures {
 			f.workers++
 		case c.what == "zygote":
 			f.zygotes++
+		case c.what == "forkserver":
+			f.servers++
 		default:
 			f.others++
 		}
@@ -1041,6 +1047,8 @@ func classify(pid int) string {
 		return "worker"
 	case arg0 == "stepbox-pyzygote" || strings.Contains(arg0, "python"):
 		return "zygote"
+	case arg0 == "stepbox-forkserver":
+		return "forkserver"
 	case arg0 == "":
 		return "(no command line)"
 	}

@@ -237,7 +237,7 @@ func TestWorkerDeathInMetricsAndHealth(t *testing.T) {
 }
 
 // childPIDs lists the processes whose parent is this test: the engines'
-// workers (and Python zygotes, once started).
+// workers (and Python zygotes, once started), not their fork servers.
 func childPIDs(t *testing.T) []int {
 	t.Helper()
 	dirs, err := os.ReadDir("/proc")
@@ -258,6 +258,9 @@ func childPIDs(t *testing.T) []int {
 		// pid (comm) state ppid ...: comm may hold spaces, so split after ')'.
 		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
 		if len(f) > 1 && f[1] == self && f[0] != "Z" {
+			if cmd, _ := os.ReadFile("/proc/" + d.Name() + "/cmdline"); bytes.HasPrefix(cmd, []byte("stepbox-forkserver\x00")) {
+				continue
+			}
 			pids = append(pids, pid)
 		}
 	}
