@@ -1,10 +1,13 @@
 package forkserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -48,6 +51,7 @@ var ErrGone = errors.New("forkserver: server gone")
 // are served one at a time.
 type Server struct {
 	proc *os.Process
+	comm string        // its command name, which what it forks keeps until they exec
 	done chan struct{} // closed when proc has been reaped
 
 	mu   sync.Mutex
@@ -88,6 +92,9 @@ func Start(exe string) (*Server, error) {
 		return nil, fmt.Errorf("forkserver: start: %w", err)
 	}
 	s := &Server{proc: p, done: make(chan struct{}), conn: host}
+	if st, ok := readStat(p.Pid); ok { // it has exec'd: StartProcess waits for that
+		s.comm = st.comm
+	}
 	go func() {
 		_, _ = p.Wait()
 		close(s.done)
@@ -110,9 +117,12 @@ func (s *Server) Pid() int { return s.proc.Pid }
 // open until StartProcess returns; the server's copies are closed once
 // the process has started.
 //
-// A start that fails inside the server after the fork (the exec refused,
-// say) leaves a zombie child of the caller that nothing reaps: the server
-// cannot reap the host's child and does not learn its pid.
+// When the server dies during a start, StartProcess kills and reaps the
+// process it may have forked (found by the descriptors it holds) and
+// returns ErrGone: the caller may start the command again itself. A start
+// that fails inside the server after the fork (the exec refused, say)
+// leaves a zombie child of the caller that nothing reaps: the server
+// cannot reap the caller's child and does not learn its pid.
 func (s *Server) StartProcess(name string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
 	if attr == nil || attr.Sys == nil || attr.Sys.Cloneflags&(unix.CLONE_NEWUSER|unix.CLONE_NEWPID) != unix.CLONE_NEWUSER|unix.CLONE_NEWPID {
 		return nil, errors.New("forkserver: StartProcess needs new user and pid namespaces")
@@ -149,16 +159,17 @@ func (s *Server) StartProcess(name string, argv []string, attr *os.ProcAttr) (*o
 		return nil, ErrGone
 	}
 	fd := int(s.conn.Fd())
+	since := now() - 1 // a tick of slack: /proc counts whole ticks
 	if err := unix.Sendmsg(fd, b, unix.UnixRights(fds...), nil, 0); err != nil {
-		return nil, s.lost("send", err)
+		return nil, s.lost("send", err, attr.Files, since)
 	}
 	buf := make([]byte, 4<<10)
 	n, _, _, _, err := unix.Recvmsg(fd, buf, nil, 0)
 	if err != nil {
-		return nil, s.lost("receive", err)
+		return nil, s.lost("receive", err, attr.Files, since)
 	}
 	if n == 0 {
-		return nil, s.lost("receive", ErrGone)
+		return nil, s.lost("receive", ErrGone, attr.Files, since)
 	}
 	var r reply
 	if err := json.Unmarshal(buf[:n], &r); err != nil {
@@ -176,12 +187,122 @@ func (s *Server) StartProcess(name string, argv []string, attr *os.ProcAttr) (*o
 	return os.FindProcess(r.Pid)
 }
 
-// lost closes the connection after the server stopped answering.
-func (s *Server) lost(op string, err error) error {
+// lost closes the connection after the server stopped answering, and
+// reaps the process it may have forked for the request before it died:
+// that process is the caller's child, holds the request's descriptors,
+// and nothing else would ever wait for it.
+func (s *Server) lost(op string, err error, files []*os.File, since uint64) error {
 	s.conn.Close()
 	s.conn = nil
 	_ = s.proc.Kill()
+	<-s.done // gone for good: it forks nothing more
+	reapHolders(files, s.comm, since)
 	return fmt.Errorf("%w: %s: %w", ErrGone, op, err)
+}
+
+// reapHolders SIGKILLs and reaps the children of this process that the
+// dead server may have forked for a request: those that hold one of
+// files' pipes or sockets (the request's own: such a child waits for its
+// jail's release, which only the caller gives), and those that already
+// exited (a fork that failed when the server died under it), told by
+// their command name (the server's, which a fork keeps until it execs)
+// and a start no earlier than since, in clock ticks since boot. It
+// returns how many it reaped.
+func reapHolders(files []*os.File, comm string, since uint64) int {
+	keys := map[string]bool{}
+	for _, f := range files {
+		if f == nil {
+			continue
+		}
+		t, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+		if err == nil && (strings.HasPrefix(t, "pipe:") || strings.HasPrefix(t, "socket:")) {
+			keys[t] = true
+		}
+	}
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	self, n := os.Getpid(), 0
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, ok := readStat(pid)
+		if !ok || st.ppid != self {
+			continue
+		}
+		orphan := holds(pid, keys) || st.state == 'Z' && comm != "" && st.comm == comm && st.start >= since
+		if !orphan {
+			continue
+		}
+		p, err := os.FindProcess(pid) // a pidfd: the pid is ours until we wait
+		if err != nil {
+			continue
+		}
+		_ = p.Kill()
+		if _, err := p.Wait(); err == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// procStat is what reapHolders reads of /proc/<pid>/stat.
+type procStat struct {
+	comm  string
+	state byte
+	ppid  int
+	start uint64 // clock ticks since boot
+}
+
+func readStat(pid int) (procStat, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return procStat{}, false
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return procStat{}, false
+	}
+	f := strings.Fields(string(b[end+1:]))
+	if len(f) < 20 || len(f[0]) != 1 {
+		return procStat{}, false
+	}
+	ppid, err1 := strconv.Atoi(f[1])
+	start, err2 := strconv.ParseUint(f[19], 10, 64) // field 22 of the line
+	if err1 != nil || err2 != nil {
+		return procStat{}, false
+	}
+	return procStat{comm: string(b[open+1 : end]), state: f[0][0], ppid: ppid, start: start}, true
+}
+
+// now is the time since boot in clock ticks, the unit of a process's start
+// in /proc (USER_HZ, 100 on every Linux architecture Go supports).
+func now() uint64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return 0
+	}
+	return uint64(ts.Sec)*100 + uint64(ts.Nsec)/10_000_000
+}
+
+// holds reports whether pid has a descriptor open on one of keys
+// (readlink targets such as "pipe:[123]").
+func holds(pid int, keys map[string]bool) bool {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if t, err := os.Readlink(dir + "/" + e.Name()); err == nil && keys[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // Close stops the server and waits until it has been reaped. The

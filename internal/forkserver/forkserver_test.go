@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stepbox/stepbox/internal/forkserver"
+	"github.com/stepbox/stepbox/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
@@ -109,5 +110,79 @@ func TestGone(t *testing.T) {
 	_ = s.Close()
 	if _, err := s.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{Sys: namespaced()}); !errors.Is(err, forkserver.ErrGone) {
 		t.Errorf("a closed server: %v", err)
+	}
+}
+
+// TestReapHolders: a child left holding a request's descriptors (a
+// process the server forked and died before reporting) is killed and
+// reaped; a child holding none is left alone.
+func TestReapHolders(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	other, w2, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	start := func(stdin *os.File) *os.Process {
+		// cat waits on its input (with an output: GNU cat exits at once
+		// without one).
+		p, err := os.StartProcess("/bin/cat", []string{"cat"}, &os.ProcAttr{Files: []*os.File{stdin, null, null}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	holder, bystander := start(r), start(other)
+	r.Close()
+	other.Close()
+	defer func() { _ = bystander.Kill(); _, _ = bystander.Wait() }()
+	if n := forkserver.ReapHolders([]*os.File{w}, "", 0); n != 1 {
+		t.Fatalf("reaped %d processes, want 1", n)
+	}
+	if err := holder.Signal(syscall.Signal(0)); err == nil {
+		t.Error("the holder is still there")
+	}
+	if err := bystander.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the bystander was touched: %v", err)
+	}
+}
+
+// TestReapExitedOrphans: a child that already exited (a fork that failed
+// when the server died) is reaped when it has the server's command name
+// and started since the request; another zombie is left to its owner.
+func TestReapExitedOrphans(t *testing.T) {
+	since := forkserver.Now() - 1
+	orphan, err := os.StartProcess("/bin/true", []string{"true"}, &os.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.StartProcess("/bin/false", []string{"false"}, &os.ProcAttr{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both exit at once; neither is waited for yet, so both are zombies.
+	for _, p := range []*os.Process{orphan, other} {
+		testenv.WaitFor(t, "a zombie", func() bool { return forkserver.Zombie(p.Pid) })
+	}
+	if n := forkserver.ReapHolders(nil, "true", since); n != 1 {
+		t.Errorf("reaped %d processes, want 1", n)
+	}
+	if forkserver.Zombie(orphan.Pid) {
+		t.Error("the orphan is still a zombie")
+	}
+	if !forkserver.Zombie(other.Pid) {
+		t.Error("the other zombie was reaped")
+	}
+	if st, err := other.Wait(); err != nil || st.ExitCode() != 1 {
+		t.Errorf("the other zombie's owner: %v %v", st, err)
 	}
 }
