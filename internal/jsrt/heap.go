@@ -108,6 +108,10 @@ type allocWatch struct {
 	realloc uintptr
 	peak    atomic.Uint64 // most bytes allocated since reset
 	failed  atomic.Int64  // allocations refused since reset
+	// atLimit, if set, is called (on the VM goroutine, inside the
+	// allocator) at the first refused allocation with the heap at its
+	// limit; see note.
+	atLimit func()
 }
 
 // watchAllocator installs an allocWatch on vm's runtime, or returns nil if
@@ -136,6 +140,7 @@ func (w *allocWatch) reset() {
 	}
 	w.peak.Store(uint64(w.state.Fmalloc_size))
 	w.failed.Store(0)
+	w.atLimit = nil
 }
 
 // peakBytes returns the most bytes allocated since reset.
@@ -149,9 +154,21 @@ func (w *allocWatch) peakBytes() uint64 {
 // exhausted reports whether an allocation failed since reset.
 func (w *allocWatch) exhausted() bool { return w != nil && w.failed.Load() > 0 }
 
+// note records the outcome of one allocation. A refused allocation with
+// the heap within a sixteenth of its limit means the step is out of
+// memory, whatever it does next: at its limit the engine runs a full
+// collection before every allocation, and a step whose promise jobs keep
+// failing (each failure a rejection nothing sees) goes on so, at full
+// CPU, until a time limit ends it. A refused allocation far below the
+// limit (one large block) is the engine's catchable error, as before.
 func (w *allocWatch) note(ok bool) {
 	if !ok {
 		w.failed.Add(1)
+		size, limit := w.state.Fmalloc_size, w.state.Fmalloc_limit
+		if f := w.atLimit; f != nil && (size >= limit || limit-size < limit/16) {
+			w.atLimit = nil
+			f()
+		}
 		return
 	}
 	if b := uint64(w.state.Fmalloc_size); b > w.peak.Load() {

@@ -115,6 +115,9 @@ func newRun(ctx context.Context, m *machine, job Job, start time.Time) *run {
 	m.run = rn
 	m.vm.SetMemoryLimit(uintptr(job.Limits.MemoryMB) << 20)
 	m.watch.reset()
+	if m.watch != nil {
+		m.watch.atLimit = func() { rn.stop(rn.unnamedOOM()) }
+	}
 
 	rn.stopTimers = append(rn.stopTimers, time.AfterFunc(time.Until(rn.wall), func() {
 		rn.stop(rn.timeout(ipc.LimitWall))
@@ -355,8 +358,9 @@ func (rn *run) protect(call func() error) (err error) {
 }
 
 // unnamedOOM is oom for a run that ran out of memory without the engine
-// saying so: an allocation failed (allocWatch), and what it threw is not
-// its out-of-memory error.
+// saying so: an allocation failed (allocWatch) at the heap's limit, or
+// what the step threw after a failed allocation is not the engine's
+// out-of-memory error.
 func (rn *run) unnamedOOM() *ipc.Failure {
 	if rn.rt != nil {
 		rn.rt.unnamedOOMs.Add(1)
