@@ -1,8 +1,9 @@
 // Stepbox guest bootstrap. Evaluated once per runtime, before any user code,
 // from bytecode compiled by Stepbox itself. It captures the built-ins it relies
-// on, removes the raw host entry point from the global object, installs the
-// guest API (input, dataProxy, reportStatus, console, timers, fetch) and
-// evaluates to the dispatch function the host drives the run with. The module
+// on, removes the raw host entry points from the global object, installs the
+// guest API (input, dataProxy, reportStatus, console, timers; fetch from its
+// own part, fetch.js, on first use; duckdb and glpk from modules.js) and evaluates to the dispatch function
+// the host drives the run with. The module
 // objects (duckdb, glpk) and the package table are built only for a run
 // that asks for them, and become its globals.
 //
@@ -385,333 +386,79 @@
     }
   }
 
-  // ---- fetch: relayed to the host's FetchProxy ----------------------------
+  // ---- the parts of the guest API a VM loads on first use -----------------
 
-  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  // __sbx_b64value is the 6 bits of a base64 character code, -1 for none
-  // (computed: a table made at boot would cost every VM its first typed
-  // array).
-  function __sbx_b64value(c) {
-    if (c >= 65 && c <= 90) return c - 65;
-    if (c >= 97 && c <= 122) return c - 71;
-    if (c >= 48 && c <= 57) return c + 4;
-    return c === 43 ? 62 : c === 47 ? 63 : -1;
+  // The fetch API is most of the guest API's code, and few steps use it:
+  // its part (fetch.js) has bytecode of its own, which the host evaluates
+  // (loadPart) the first time a step reads one of its globals. The
+  // modules' objects (modules.js) are loaded for a run granted a module. Until then
+  // each is an accessor on the global object: reading one loads the part
+  // and makes that global a data property, as the others are; assigning
+  // one (a step's own fetch) makes it a data property with the step's
+  // value, and loads nothing.
+  const loadPart = global.__sbx_part; // (name) -> the part's function, or undefined
+  delete global.__sbx_part;
+  let fetchAPI; // fetch.js's globals, once loaded
+  let modulesAPI; // modules.js's objects, once loaded
+
+  let bridge; // what the parts may use of the boot's, made for the first part loaded
+
+  // __sbx_partOf evaluates the named part and returns its objects.
+  function __sbx_partOf(name) {
+    const make = loadPart(name);
+    if (typeof make !== "function") throw new TypeErrorCtor("the " + name + " API could not be loaded");
+    if (bridge === undefined) {
+      bridge = ObjectFreeze({
+        __proto__: null,
+        host: host, pending: pending, mapSet: mapSet, KIND_FETCH: KIND_FETCH,
+        __sbx_list: __sbx_list, __sbx_resolved: __sbx_resolved, __sbx_rejected: __sbx_rejected,
+        ReflectApply: ReflectApply, JSONparse: JSONparse, JSONstringify: JSONstringify,
+        ObjectPrototype: ObjectPrototype, ObjectEntries: ObjectEntries, ObjectFreeze: ObjectFreeze,
+        ObjectHasOwn: ObjectHasOwn, ObjectGetOwnPropertyDescriptor: ObjectGetOwnPropertyDescriptor,
+        ObjectGetPrototypeOf: ObjectGetPrototypeOf, ObjectSetPrototypeOf: ObjectSetPrototypeOf,
+        ArrayIsArray: ArrayIsArray, StringCtor: StringCtor, StringFromCharCode: StringFromCharCode,
+        StringCharCodeAt: StringCharCodeAt, StringToLowerCase: StringToLowerCase,
+        PromiseCtor: PromiseCtor, TypeErrorCtor: TypeErrorCtor, MapSize: MapSize,
+        MapForEach: MapForEach, Uint8ArrayCtor: Uint8ArrayCtor,
+        ArrayBufferIsView: ArrayBufferIsView, ArrayBufferByteLength: ArrayBufferByteLength,
+        SymbolIterator: SymbolIterator, TypedArrayLength: TypedArrayLength,
+        TypedArrayBuffer: TypedArrayBuffer, TypedArrayByteOffset: TypedArrayByteOffset,
+        TypedArrayByteLength: TypedArrayByteLength, DataViewBuffer: DataViewBuffer,
+        DataViewByteOffset: DataViewByteOffset, DataViewByteLength: DataViewByteLength,
+        KIND_MODULE: KIND_MODULE, AS_IS: AS_IS, AS_UNDEFINED: AS_UNDEFINED,
+        AS_DATABASE: AS_DATABASE, readRows: readRows, __sbx_json: __sbx_json, ErrorCtor: ErrorCtor,
+        SymbolCtor: SymbolCtor,
+      });
+    }
+    return make(bridge);
+  }
+  function __sbx_fetchAPI() {
+    if (fetchAPI === undefined) fetchAPI = __sbx_partOf("fetch");
+    return fetchAPI;
   }
 
-  function __sbx_lower(s) { return ReflectApply(StringToLowerCase, StringCtor(s), []); }
-
-  function __sbx_b64encode(bytes) {
-    const len = ReflectApply(TypedArrayLength, bytes, []);
-    let out = "";
-    for (let i = 0; i < len; i += 3) {
-      const n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
-      out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] +
-        (i + 1 < len ? B64[(n >> 6) & 63] : "=") + (i + 2 < len ? B64[n & 63] : "=");
-    }
-    return out;
+  function __sbx_settle(name, value) {
+    ObjectDefineProperty(global, name, { __proto__: null, value: value, writable: true, configurable: true, enumerable: false });
   }
-  // __sbx_b64decode skips what is not base64 (padding, line breaks).
-  function __sbx_b64decode(s) {
-    let valid = 0;
-    for (let i = 0; i < s.length; i++) {
-      if (__sbx_b64value(ReflectApply(StringCharCodeAt, s, [i])) >= 0) valid++;
-    }
-    const out = new Uint8ArrayCtor((valid * 6) >> 3);
-    let buf = 0, bits = 0, k = 0;
-    for (let i = 0; i < s.length; i++) {
-      const v = __sbx_b64value(ReflectApply(StringCharCodeAt, s, [i]));
-      if (v < 0) continue;
-      buf = ((buf << 6) | v) & 0xffffff; bits += 6;
-      if (bits >= 8) { bits -= 8; out[k++] = (buf >> bits) & 255; }
-    }
-    return out;
-  }
-  function __sbx_utf8encode(str) {
-    let n = 0;
-    for (let i = 0; i < str.length; i++) {
-      const c = ReflectApply(StringCharCodeAt, str, [i]);
-      if (c < 0x80) n += 1;
-      else if (c < 0x800) n += 2;
-      else if (c >= 0xd800 && c < 0xdc00 && i + 1 < str.length && (ReflectApply(StringCharCodeAt, str, [i + 1]) & 0xfc00) === 0xdc00) { n += 4; i++; }
-      else n += 3;
-    }
-    const out = new Uint8ArrayCtor(n);
-    let k = 0;
-    for (let i = 0; i < str.length; i++) {
-      let c = ReflectApply(StringCharCodeAt, str, [i]);
-      if (c >= 0xd800 && c < 0xdc00 && i + 1 < str.length) {
-        const d = ReflectApply(StringCharCodeAt, str, [i + 1]);
-        if (d >= 0xdc00 && d < 0xe000) { c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); i++; }
-      }
-      if (c < 0x80) out[k++] = c;
-      else if (c < 0x800) { out[k++] = 0xc0 | (c >> 6); out[k++] = 0x80 | (c & 63); }
-      else if (c < 0x10000) { out[k++] = 0xe0 | (c >> 12); out[k++] = 0x80 | ((c >> 6) & 63); out[k++] = 0x80 | (c & 63); }
-      else { out[k++] = 0xf0 | (c >> 18); out[k++] = 0x80 | ((c >> 12) & 63); out[k++] = 0x80 | ((c >> 6) & 63); out[k++] = 0x80 | (c & 63); }
-    }
-    return out;
-  }
-  function __sbx_utf8decode(b) {
-    const len = ReflectApply(TypedArrayLength, b, []);
-    let out = "";
-    for (let i = 0; i < len;) {
-      const c = b[i];
-      let cp = 0xfffd, n = 1;
-      if (c < 0x80) { cp = c; }
-      else if (c >= 0xc2 && c < 0xe0 && (b[i + 1] & 0xc0) === 0x80) { cp = ((c & 31) << 6) | (b[i + 1] & 63); n = 2; }
-      else if (c >= 0xe0 && c < 0xf0 && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80) { cp = ((c & 15) << 12) | ((b[i + 1] & 63) << 6) | (b[i + 2] & 63); n = 3; }
-      else if (c >= 0xf0 && c < 0xf5 && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80 && (b[i + 3] & 0xc0) === 0x80) { cp = ((c & 7) << 18) | ((b[i + 1] & 63) << 12) | ((b[i + 2] & 63) << 6) | (b[i + 3] & 63); n = 4; }
-      if (cp >= 0x10000) { cp -= 0x10000; out += StringFromCharCode(0xd800 + (cp >> 10), 0xdc00 + (cp & 1023)); }
-      else out += StringFromCharCode(cp);
-      i += n;
-    }
-    return out;
-  }
-
-  // __sbx_is tells an ArrayBuffer (ArrayBufferByteLength) or a Map
-  // (MapSize) by its internal slot: whether the getter takes v.
-  function __sbx_is(getter, v) {
-    try {
-      ReflectApply(getter, v, []);
-      return true;
-    } catch (_) {
-      return false;
-    }
-  }
-  // __sbx_viewBytes returns the bytes a typed array or DataView views.
-  function __sbx_viewBytes(v) {
-    let buffer, offset, length;
-    try {
-      buffer = ReflectApply(TypedArrayBuffer, v, []);
-      offset = ReflectApply(TypedArrayByteOffset, v, []);
-      length = ReflectApply(TypedArrayByteLength, v, []);
-    } catch (_) {
-      buffer = ReflectApply(DataViewBuffer, v, []);
-      offset = ReflectApply(DataViewByteOffset, v, []);
-      length = ReflectApply(DataViewByteLength, v, []);
-    }
-    return new Uint8ArrayCtor(buffer, offset, length);
-  }
-
-  let headerPairs; // (Headers) -> its pairs, for a fetch request's JSON
-
-  class Headers {
-    #list = __sbx_list(); // [lower-case name, value] pairs
-    constructor(init) {
-      if (init === undefined || init === null) return;
-      if (typeof init !== "object" && typeof init !== "function") {
-        throw new TypeErrorCtor("Headers: init must be an object, an array of [name, value] pairs or a Headers");
-      }
-      if (#list in init) {
-        const l = init.#list;
-        for (let i = 0; i < l.length; i++) this.#append(l[i][0], l[i][1]);
-        return;
-      }
-      if (ArrayIsArray(init)) {
-        for (let i = 0; i < init.length; i++) {
-          const pair = init[i];
-          this.#append(pair[0], pair[1]);
-        }
-        return;
-      }
-      if (__sbx_is(MapSize, init)) {
-        const self = this;
-        ReflectApply(MapForEach, init, [function __sbx_header(value, name) { self.#append(name, value); }]);
-        return;
-      }
-      const iterate = init[SymbolIterator];
-      if (typeof iterate === "function") {
-        // Another iterable of the step's: its own iterator.
-        const it = ReflectApply(iterate, init, []);
-        for (let r = it.next(); !r.done; r = it.next()) this.#append(r.value[0], r.value[1]);
-        return;
-      }
-      const entries = ObjectEntries(init);
-      for (let i = 0; i < entries.length; i++) this.#append(entries[i][0], entries[i][1]);
-    }
-    #append(name, value) {
-      const l = this.#list;
-      l[l.length] = [__sbx_lower(name), StringCtor(value)];
-    }
-    #remove(n) {
-      const l = this.#list;
-      const keep = __sbx_list();
-      for (let i = 0; i < l.length; i++) if (l[i][0] !== n) keep[keep.length] = l[i];
-      this.#list = keep;
-    }
-    #get(n) {
-      const l = this.#list;
-      let v = null;
-      for (let i = 0; i < l.length; i++) if (l[i][0] === n) v = v === null ? l[i][1] : v + ", " + l[i][1];
-      return v;
-    }
-    // #entries are the headers as fetch shows them: one per name, sorted,
-    // repeated values joined.
-    #entries() {
-      const l = this.#list;
-      const names = __sbx_list();
-      for (let i = 0; i < l.length; i++) {
-        const n = l[i][0];
-        let j = 0;
-        while (j < names.length && names[j] !== n) j++;
-        if (j === names.length) names[j] = n;
-      }
-      for (let i = 1; i < names.length; i++) {
-        const n = names[i];
-        let j = i - 1;
-        for (; j >= 0 && names[j] > n; j--) names[j + 1] = names[j];
-        names[j + 1] = n;
-      }
-      const out = __sbx_list();
-      for (let i = 0; i < names.length; i++) out[i] = [names[i], this.#get(names[i])];
-      return out;
-    }
-    static {
-      headerPairs = function __sbx_headerPairs(h) {
-        const l = h.#list;
-        const out = __sbx_list();
-        for (let i = 0; i < l.length; i++) out[i] = ObjectSetPrototypeOf([l[i][0], l[i][1]], null);
-        return out;
-      };
-    }
-    append(name, value) { this.#append(name, value); }
-    set(name, value) {
-      const n = __sbx_lower(name);
-      this.#remove(n);
-      const l = this.#list;
-      l[l.length] = [n, StringCtor(value)];
-    }
-    delete(name) { this.#remove(__sbx_lower(name)); }
-    get(name) { return this.#get(__sbx_lower(name)); }
-    has(name) { return this.#get(__sbx_lower(name)) !== null; }
-    forEach(fn, thisArg) {
-      const e = this.#entries();
-      for (let i = 0; i < e.length; i++) ReflectApply(fn, thisArg, [e[i][1], e[i][0], this]);
-    }
-    entries() { return __sbx_iterate(this.#entries(), 0); }
-    keys() { return __sbx_iterate(this.#entries(), 1); }
-    values() { return __sbx_iterate(this.#entries(), 2); }
-    [SymbolIterator]() { return __sbx_iterate(this.#entries(), 0); }
-  }
-
-  // __sbx_iterate walks a snapshot of #entries: pairs (kind 0), names (1)
-  // or values (2). Its body runs in the step's calls of next, and reads
-  // nothing.
-  function* __sbx_iterate(list, kind) {
-    for (let i = 0; i < list.length; i++) yield kind === 0 ? list[i] : list[i][kind - 1];
-  }
-
-
-  class Response {
-    // Fields, not assignments: defining them never meets a setter the step
-    // put on Object.prototype.
-    status; statusText; ok; headers; url; redirected; type;
-    #body; #encoding; #used = false;
-    constructor(r) {
-      this.status = r.status;
-      this.statusText = r.statusText;
-      this.ok = r.status >= 200 && r.status < 300;
-      this.headers = new Headers(r.headers);
-      this.url = r.url;
-      this.redirected = !!r.redirected;
-      this.type = "basic";
-      this.#body = r.body;
-      this.#encoding = r.bodyEncoding || "";
-    }
-    get bodyUsed() { return this.#used; }
-    #take() {
-      if (this.#used) throw new TypeErrorCtor("Body is unusable: body has already been read");
-      this.#used = true;
-    }
-    #text() {
-      this.#take();
-      return this.#encoding === "base64" ? __sbx_utf8decode(__sbx_b64decode(this.#body)) : this.#body;
-    }
-    text() {
-      try { return __sbx_resolved(this.#text()); } catch (e) { return __sbx_rejected(e); }
-    }
-    json() {
-      try { return __sbx_resolved(JSONparse(this.#text())); } catch (e) { return __sbx_rejected(e); }
-    }
-    arrayBuffer() {
-      try {
-        this.#take();
-        const b = this.#encoding === "base64" ? __sbx_b64decode(this.#body) : __sbx_utf8encode(this.#body);
-        return __sbx_resolved(ReflectApply(TypedArrayBuffer, b, []));
-      } catch (e) {
-        return __sbx_rejected(e);
-      }
-    }
-  }
-
-  const AbortSignalObj = {
-    timeout: function timeout(ms) { return ObjectFreeze({ aborted: false, __sbx_timeoutMs: +ms }); },
-  };
-
-  const NO_INIT = ObjectFreeze({ __proto__: null });
-
-  // __sbx_formText returns the text of a URLSearchParams-like body: its
-  // own toString (found on it or a prototype of its, not Object.prototype's),
-  // or undefined if it has none.
-  function __sbx_formText(body) {
-    for (let p = body; p !== null && p !== ObjectPrototype; p = ObjectGetPrototypeOf(p)) {
-      const d = ObjectGetOwnPropertyDescriptor(p, "toString");
-      if (d === undefined) continue;
-      const fn = ObjectHasOwn(d, "value") ? d.value : d.get === undefined ? undefined : ReflectApply(d.get, body, []);
-      if (typeof fn !== "function") return undefined;
-      const s = ReflectApply(fn, body, []);
-      return typeof s === "string" ? s : StringCtor(s);
-    }
-    return undefined;
-  }
-
-  function __sbx_fetchRequest(input, init) {
-    if (init === undefined || init === null) init = NO_INIT;
-    const url = typeof input === "string" ? input : input && typeof input.url === "string" ? input.url : StringCtor(input);
-    const req = { __proto__: null, url: url, method: init.method === undefined ? "GET" : StringCtor(init.method) };
-    if (init.headers !== undefined && init.headers !== null) {
-      req.headers = headerPairs(new Headers(init.headers));
-    }
-    const body = init.body;
-    if (body !== undefined && body !== null) {
-      let text;
-      if (typeof body === "string") {
-        req.body = body;
-      } else if (__sbx_is(ArrayBufferByteLength, body)) {
-        req.body = __sbx_b64encode(new Uint8ArrayCtor(body)); req.bodyEncoding = "base64";
-      } else if (ArrayBufferIsView(body)) {
-        req.body = __sbx_b64encode(__sbx_viewBytes(body)); req.bodyEncoding = "base64";
-      } else if (typeof body === "object" && (text = __sbx_formText(body)) !== undefined) {
-        req.body = text; // a URLSearchParams-like form
-      } else {
-        throw new TypeErrorCtor("fetch: body must be a string, an ArrayBuffer or a typed array (use JSON.stringify for JSON)");
-      }
-    }
-    if (init.timeoutMs !== undefined) req.timeoutMs = +init.timeoutMs | 0;
-    if (init.signal && init.signal.__sbx_timeoutMs !== undefined) req.timeoutMs = init.signal.__sbx_timeoutMs | 0;
-    if (init.redirect !== undefined) req.redirect = StringCtor(init.redirect);
-    return JSONstringify(req);
-  }
-
-  function __sbx_fetch(input, init) {
-    let text;
-    try {
-      text = __sbx_fetchRequest(input, init);
-    } catch (e) {
-      return __sbx_rejected(e);
-    }
-    const id = host("fetch", text);
-    return new PromiseCtor(function __sbx_pendingFetch(resolve, reject) {
-      mapSet(pending, id, [resolve, reject, KIND_FETCH]);
+  function __sbx_lazy(name, load) {
+    ObjectDefineProperty(global, name, {
+      __proto__: null, configurable: true, enumerable: false,
+      get: function __sbx_lazyGet() {
+        const v = load()[name];
+        try { __sbx_settle(name, v); } catch (_) {} // a frozen global object keeps its accessor
+        return v;
+      },
+      set: function __sbx_lazySet(v) { __sbx_settle(name, v); },
     });
   }
+  __sbx_lazy("fetch", __sbx_fetchAPI);
+  __sbx_lazy("Headers", __sbx_fetchAPI);
+  __sbx_lazy("Response", __sbx_fetchAPI);
+  __sbx_lazy("AbortSignal", __sbx_fetchAPI);
 
   const guest = {
     input: undefined,
     dataProxy: ObjectFreeze({ request: __sbx_request }),
-    fetch: function fetch(input, init) { return __sbx_fetch(input, init); },
-    Headers: Headers,
-    Response: Response,
-    AbortSignal: AbortSignalObj,
     reportStatus: __sbx_reportStatus,
     console: consoleObj,
     setTimeout: function setTimeout(fn, ms, ...args) { return __sbx_setTimer(fn, ms, args, false); },
@@ -733,125 +480,17 @@
 
   // ---- modules: duckdb, glpk (native, in the worker) and npm packages -----
 
-  // __sbx_module starts a module operation and returns its promise, which
-  // resolves as shape says. The Error a failure rejects with is made now,
-  // so that its stack shows the step's line.
-  function __sbx_module(op, shape, a, b, c) {
-    const err = new ErrorCtor("");
-    const id = host(op, a, b, c);
-    return new PromiseCtor(function __sbx_pendingModule(resolve, reject) {
-      mapSet(pending, id, [resolve, reject, KIND_MODULE, err, shape]);
-    });
-  }
-
-  function __sbx_str(v, what) {
-    if (typeof v !== "string") throw new TypeErrorCtor(what + " must be a string");
-    return v;
-  }
-
-  // Query parameters: JSON values; a BigInt travels as its decimal text,
-  // which DuckDB casts to the placeholder's type.
-  function __sbx_params(params) {
-    ObjectSetPrototypeOf(params, null); // the bridge's own array (rest parameters)
-    try {
-      return JSONstringify(params, function __sbx_bigint(k, v) { return typeof v === "bigint" ? StringCtor(v) : v; });
-    } catch (e) {
-      let why;
-      try { why = StringCtor(e && e.message); } catch (_) { why = "unknown"; }
-      if (why === "out of memory") throw e;
-      throw new TypeErrorCtor("db.query parameters are not JSON-serializable: " + why);
-    }
-  }
-
-  // The module objects are made by the first run that is granted a
-  // module (most runs are not): what every VM would make at boot, unused.
-  let Database, duckdbObj, glpkObj;
-  function __sbx_moduleObjects() {
-    // Module methods return their promises rather than being async
-    // functions: an argument they refuse rejects the promise, as it would.
-    Database = class Database {
-      #h;
-      constructor(h) { this.#h = h; }
-      load(table, rows) {
-        try {
-          __sbx_str(table, "db.load: the table name");
-          // JSON text (from fetch's text(), say) goes as it is, unparsed. An
-          // array of plain objects the host reads without running anything of
-          // the step's (true); any other array (getters, Dates, Proxies, …)
-          // goes as JSON.stringify writes it, which the host reads the same.
-          if (typeof rows !== "string" && !ArrayIsArray(rows)) throw new TypeErrorCtor("db.load: rows must be an array of objects, or its JSON text");
-          return __sbx_module("duckdb.load", AS_UNDEFINED, this.#h, table, typeof rows === "string" ? rows : readRows(rows) || __sbx_json(rows, "db.load rows"));
-        } catch (e) {
-          return __sbx_rejected(e);
-        }
-      }
-      query(sql, ...params) {
-        try {
-          __sbx_str(sql, "db.query: the SQL");
-          return __sbx_module("duckdb.query", AS_IS, this.#h, sql, params.length === 0 ? "" : __sbx_params(params));
-        } catch (e) {
-          return __sbx_rejected(e);
-        }
-      }
-      exec(sql) {
-        try {
-          __sbx_str(sql, "db.exec: the SQL");
-          return __sbx_module("duckdb.exec", AS_UNDEFINED, this.#h, sql);
-        } catch (e) {
-          return __sbx_rejected(e);
-        }
-      }
-      #close() {
-        try {
-          return __sbx_module("duckdb.close", AS_UNDEFINED, this.#h);
-        } catch (e) {
-          return __sbx_rejected(e);
-        }
-      }
-      close() { return this.#close(); }
-      [SymbolCtor.asyncDispose]() { return this.#close(); }
-    };
-
-    duckdbObj = ObjectFreeze({
-      open: function open() {
-        try {
-          return __sbx_module("duckdb.open", AS_DATABASE);
-        } catch (e) {
-          return __sbx_rejected(e);
-        }
-      },
-    });
-
-    // glpk.js's constants (GLPK's own numbers) and solve.
-    glpkObj = ObjectFreeze({
-      GLP_MIN: 1, GLP_MAX: 2,
-      GLP_FR: 1, GLP_LO: 2, GLP_UP: 3, GLP_DB: 4, GLP_FX: 5,
-      GLP_MSG_OFF: 0, GLP_MSG_ERR: 1, GLP_MSG_ON: 2, GLP_MSG_ALL: 3, GLP_MSG_DBG: 4,
-      GLP_UNDEF: 1, GLP_FEAS: 2, GLP_INFEAS: 3, GLP_NOFEAS: 4, GLP_OPT: 5, GLP_UNBND: 6,
-      solve: function solve(model, options) {
-        try {
-          if (model === null || typeof model !== "object") throw new TypeErrorCtor("glpk.solve: the model must be an object");
-          const m = __sbx_json(model, "glpk.solve model");
-          const o = options === undefined ? "" : __sbx_json(options, "glpk.solve options");
-          return __sbx_module("glpk.solve", AS_IS, m, o);
-        } catch (e) {
-          return __sbx_rejected(e);
-        }
-      },
-    });
-  }
-
   function __sbx_define(name, value) {
     ObjectDefineProperty(global, name, { __proto__: null, value: value, writable: true, configurable: true, enumerable: false });
   }
 
   // __sbx_modules makes the run's built-in modules globals.
   function __sbx_modules(list) {
-    if (duckdbObj === undefined) __sbx_moduleObjects();
+    if (modulesAPI === undefined) modulesAPI = __sbx_partOf("modules");
     const names = JSONparse(list);
     for (let i = 0; i < names.length; i++) {
-      if (names[i] === "duckdb") __sbx_define("duckdb", duckdbObj);
-      else if (names[i] === "glpk") __sbx_define("glpk", glpkObj);
+      if (names[i] === "duckdb") __sbx_define("duckdb", modulesAPI.duckdb);
+      else if (names[i] === "glpk") __sbx_define("glpk", modulesAPI.glpk);
     }
   }
 
@@ -974,9 +613,9 @@
       let v;
       try {
         v = built ? payload : JSONparse(payload);
-        if (r[2] === KIND_FETCH) v = new Response(v);
+        if (r[2] === KIND_FETCH) v = new fetchAPI.Response(v); // a fetch started: its part is loaded
         else if (r[4] === AS_UNDEFINED) v = undefined;
-        else if (r[4] === AS_DATABASE) v = new Database(v);
+        else if (r[4] === AS_DATABASE) v = new modulesAPI.Database(v);
       } catch (e) {
         r[1](e);
         return;

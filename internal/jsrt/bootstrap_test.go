@@ -23,7 +23,8 @@ func TestUseBootstrap(t *testing.T) {
 		t.Fatal("refused this build's bootstrap")
 	}
 	defer presetBootstrap.Store(nil)
-	if got, _ := bootstrapCode(); !bytes.Equal(got, code) || &got[0] == &code[0] {
+	got, _ := bootstrapCode()
+	if !bytes.Equal(got.encode(), code) || &got.boot[0] == &code[len(code)-len(got.boot)] {
 		t.Fatal("the VMs do not load a copy of the bytecode handed over")
 	}
 	rt, err := New(Config{})
@@ -35,5 +36,41 @@ func TestUseBootstrap(t *testing.T) {
 	ev := rt.Run(context.Background(), Job{Code: "return 1 + 1", Limits: testLimits, Host: h, Replies: h.replies})
 	if ev.Result == nil || string(ev.Result.Value) != "2" {
 		t.Fatalf("run: %+v", ev.Error)
+	}
+}
+
+// TestLazyParts: the fetch API's globals are loaded when a step first
+// reads one, and then look as they would have at boot; a step's own value
+// assigned first wins; a step that changed the built-ins before the part
+// loads gets the bridge's fetch API all the same (the part uses what the
+// boot captured).
+func TestLazyParts(t *testing.T) {
+	rt := newRT(t)
+	for _, c := range []struct{ name, code, want string }{
+		{"before and after", `
+const d = () => { const x = Object.getOwnPropertyDescriptor(globalThis, "fetch"); return [typeof x.get, typeof x.value, x.writable, x.enumerable, x.configurable] };
+const before = d();
+const t = typeof fetch;
+return [before, t, d(), Object.keys(globalThis).includes("Headers")]`,
+			`[["function","undefined",null,false,true],"function",["undefined","function",true,false,true],false]`},
+		{"the step's own first", `globalThis.fetch = 1; Response = "mine"; return [fetch, Response, typeof Headers]`, `[1,"mine","function"]`},
+		{"changed built-ins", `
+Reflect.apply = () => { throw new Error("tampered apply") };
+Object.defineProperty = () => { throw new Error("tampered defineProperty") };
+Object.freeze = () => { throw new Error("tampered freeze") };
+Array.prototype[Symbol.iterator] = () => { throw new Error("tampered iterator") };
+Object.defineProperty.call = () => { throw new Error("tampered call") };
+String.prototype.toLowerCase = () => "tampered";
+Object.prototype.__defineSetter__("status", () => { throw new Error("tampered setter") });
+const h = new Headers([["X-A", "1"], ["x-a", "2"]]);
+return [h.get("x-a"), h.has("X-A"), typeof fetch]`, `["1, 2",true,"function"]`},
+		{"frozen global object", `Object.freeze(globalThis); return [typeof fetch, typeof AbortSignal.timeout]`, `["function","function"]`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ev := runStep(t, rt, c.code, testLimits, nil)
+			if ev.Error != nil || string(ev.Result.Value) != c.want {
+				t.Fatalf("got %+v %+v, want %s", ev.Result, ev.Error, c.want)
+			}
+		})
 	}
 }

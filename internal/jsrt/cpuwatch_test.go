@@ -3,19 +3,42 @@ package jsrt
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
+
+	"modernc.org/quickjs"
 
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/testenv"
 )
 
 // nativeLength is the length of an array-like whose indexOf, one native
-// loop that never polls the interrupt, takes about a second here (some
-// two under the race detector), far past the CPU limits below, and then
-// ends: the VM goroutine of an overrun keeps spinning until it does.
-func nativeLength() string { return strconv.Itoa(int(6e7 / testenv.Slowdown())) }
+// loop that never polls the interrupt, takes about a second and a half of
+// CPU here (race detector included), far past the CPU limits below, and
+// then ends: the VM goroutine of an overrun keeps spinning until it does.
+// It is measured in CPU time, on the thread that runs it: a wall-clock
+// measure shrinks the loop on a loaded machine until it ends within the
+// limit.
+var nativeLength = sync.OnceValue(func() string {
+	const probe = 1_000_000
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	vm, err := quickjs.NewVM()
+	if err != nil {
+		panic(err)
+	}
+	defer vm.Close()
+	clock := currentThreadClock()
+	t0 := clock.now()
+	if _, err := vm.Eval(`Array.prototype.indexOf.call({length: `+strconv.Itoa(probe)+`}, 1)`, quickjs.EvalGlobal); err != nil {
+		panic(err)
+	}
+	perItem := float64(max(clock.now()-t0, time.Microsecond)) / probe
+	return strconv.Itoa(int(min(float64(1500*time.Millisecond)/perItem, 4e9)))
+})
 
 // cpuBound is the most CPU a run with a CPU limit of limit may report: the
 // limits promise 10% and 10 ms past the limit. Under the race detector the

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	_ "embed"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -25,19 +27,36 @@ import (
 //go:embed bootstrap.js
 var bootstrapSource string
 
+//go:embed fetch.js
+var fetchSource string
+
+//go:embed modules.js
+var modulesSource string
+
+// partSources are the parts of the guest API a VM evaluates when a step
+// first uses them (bootstrap.js, loadPart), by name.
+var partSources = map[string]string{"fetch": fetchSource, "modules": modulesSource}
+
+// bundle is the bootstrap's bytecode: the part every VM evaluates, and
+// the parts loaded on first use.
+type bundle struct {
+	boot  []byte
+	parts map[string][]byte
+}
+
 // bootstrapCode is the bootstrap's bytecode: what the host handed over
 // (UseBootstrap), else compiled once by this process. Only bytecode
 // compiled here or by the host is ever loaded into a VM; a request carries
 // source.
-func bootstrapCode() ([]byte, error) {
-	if code := presetBootstrap.Load(); code != nil {
-		return *code, nil
+func bootstrapCode() (*bundle, error) {
+	if b := presetBootstrap.Load(); b != nil {
+		return b, nil
 	}
 	return compiledBootstrap()
 }
 
 // presetBootstrap is the bytecode UseBootstrap accepted, if any.
-var presetBootstrap atomic.Pointer[[]byte]
+var presetBootstrap atomic.Pointer[bundle]
 
 // compiledBootstrap is the bootstrap compiled to bytecode once per process.
 //
@@ -45,7 +64,7 @@ var presetBootstrap atomic.Pointer[[]byte]
 // text of each function (comments included) was a third of the reading
 // and of the bytes. The bootstrap's functions then print as native code.
 // Line numbers stay, for the stack traces that drop the bootstrap's frames.
-var compiledBootstrap = sync.OnceValues(func() ([]byte, error) {
+var compiledBootstrap = sync.OnceValues(func() (*bundle, error) {
 	vm, err := quickjs.NewVM()
 	if err != nil {
 		return nil, fmt.Errorf("jsrt: compile bootstrap: %w", err)
@@ -54,19 +73,82 @@ var compiledBootstrap = sync.OnceValues(func() ([]byte, error) {
 	if ctx, tls, ok := vmHandles(vm); ok {
 		lib.XJS_SetStripInfo(tls, lib.XJS_GetRuntime(tls, ctx), lib.MJS_STRIP_SOURCE)
 	}
-	code, err := vm.Compile(bootstrapSource, quickjs.EvalGlobal)
-	if err != nil {
+	b := &bundle{parts: make(map[string][]byte, len(partSources))}
+	if b.boot, err = vm.Compile(bootstrapSource, quickjs.EvalGlobal); err != nil {
 		return nil, fmt.Errorf("jsrt: compile bootstrap: %w", err)
 	}
-	return code, nil
+	for name, src := range partSources {
+		if b.parts[name], err = vm.Compile(src, quickjs.EvalGlobal); err != nil {
+			return nil, fmt.Errorf("jsrt: compile bootstrap part %s: %w", name, err)
+		}
+	}
+	return b, nil
 })
 
+// encode returns b as one byte string: for the boot and then each part
+// in name order, the name's length, the name, the code's length and the
+// code (lengths as uvarints; the boot's name is empty).
+func (b *bundle) encode() []byte {
+	var out []byte
+	add := func(name string, code []byte) {
+		out = binary.AppendUvarint(out, uint64(len(name)))
+		out = append(out, name...)
+		out = binary.AppendUvarint(out, uint64(len(code)))
+		out = append(out, code...)
+	}
+	add("", b.boot)
+	for _, name := range slices.Sorted(maps.Keys(b.parts)) {
+		add(name, b.parts[name])
+	}
+	return out
+}
+
+// decodeBundle reads what encode wrote, copying it. It fails unless the
+// boot comes first and the parts are exactly partSources' names.
+func decodeBundle(data []byte) (*bundle, error) {
+	next := func() ([]byte, error) {
+		n, k := binary.Uvarint(data)
+		if k <= 0 || n > uint64(len(data)-k) {
+			return nil, errors.New("jsrt: bootstrap bundle: truncated")
+		}
+		v := data[k : k+int(n)]
+		data = data[k+int(n):]
+		return v, nil
+	}
+	b := &bundle{parts: map[string][]byte{}}
+	for first := true; len(data) > 0; first = false {
+		name, err := next()
+		if err != nil {
+			return nil, err
+		}
+		code, err := next()
+		if err != nil {
+			return nil, err
+		}
+		switch _, known := partSources[string(name)]; {
+		case first && len(name) == 0 && len(code) > 0:
+			b.boot = slices.Clone(code)
+		case !first && known && b.parts[string(name)] == nil && len(code) > 0:
+			b.parts[string(name)] = slices.Clone(code)
+		default:
+			return nil, fmt.Errorf("jsrt: bootstrap bundle: unexpected piece %q", name)
+		}
+	}
+	if b.boot == nil || len(b.parts) != len(partSources) {
+		return nil, errors.New("jsrt: bootstrap bundle: incomplete")
+	}
+	return b, nil
+}
+
 // bootstrapID names the bootstrap's bytecode format: the bootstrap's
-// source, the engine's module version and the architecture. Two binaries
+// sources, the engine's module version and the architecture. Two binaries
 // with the same ID compile the bootstrap to interchangeable bytecode.
 var bootstrapID = sync.OnceValue(func() string {
 	h := sha256.New()
 	h.Write([]byte(bootstrapSource))
+	for _, name := range slices.Sorted(maps.Keys(partSources)) {
+		fmt.Fprintf(h, "\x00%s\x00%s", name, partSources[name])
+	}
 	fmt.Fprintf(h, "\x00%s\x00%s", runtime.GOARCH, engineVersion())
 	return hex.EncodeToString(h.Sum(nil))
 })
@@ -94,8 +176,11 @@ func engineVersion() string {
 // and its ID, for a host to hand to its workers (UseBootstrap): compiling
 // it is most of a worker's start-up work in this package.
 func Bootstrap() (id string, code []byte, err error) {
-	code, err = bootstrapCode()
-	return bootstrapID(), code, err
+	b, err := bootstrapCode()
+	if err != nil {
+		return "", nil, err
+	}
+	return bootstrapID(), b.encode(), nil
 }
 
 // UseBootstrap makes this process's VMs load code, the bootstrap as
@@ -104,11 +189,14 @@ func Bootstrap() (id string, code []byte, err error) {
 // did. Call it before New. A worker of another build ignores the offer and
 // compiles its own.
 func UseBootstrap(id string, code []byte) bool {
-	if id != bootstrapID() || len(code) == 0 {
+	if id != bootstrapID() {
 		return false
 	}
-	code = slices.Clone(code)
-	return presetBootstrap.CompareAndSwap(nil, &code)
+	b, err := decodeBundle(code)
+	if err != nil {
+		return false
+	}
+	return presetBootstrap.CompareAndSwap(nil, b)
 }
 
 // DefaultWarm is the number of runtimes a Runtime keeps ready when
@@ -358,7 +446,14 @@ func newMachine() (*machine, error) {
 		vm.Close()
 		return nil, fmt.Errorf("jsrt: register rows: %w", err)
 	}
-	m.dispatch, err = vm.EvalBytecodeValue(code)
+	if err := vm.RegisterFunc("__sbx_part", m.part, false); err != nil {
+		vm.Close()
+		return nil, fmt.Errorf("jsrt: register part: %w", err)
+	}
+	// Everything the bootstrap makes stays reachable: a collection while
+	// it runs (the engine's first comes at 256 KiB) would free nothing.
+	vm.SetGCThreshold(^uintptr(0))
+	m.dispatch, err = vm.EvalBytecodeValue(code.boot)
 	if err != nil {
 		vm.Close()
 		return nil, fmt.Errorf("jsrt: bootstrap: %w", err)
@@ -388,6 +483,22 @@ func (m *machine) rows(v quickjs.Value) bool {
 		return false
 	}
 	return m.run.readRows(v)
+}
+
+// part is the bootstrap's __sbx_part(name): it evaluates the named part
+// of the guest API and returns its function, or undefined if it cannot
+// (an unknown name; a failure, which only a limit causes and the run then
+// reports).
+func (m *machine) part(name string) quickjs.Value {
+	code, err := bootstrapCode()
+	if err != nil || code.parts[name] == nil {
+		return quickjs.UndefinedValue
+	}
+	v, err := m.vm.EvalBytecodeValue(code.parts[name])
+	if err != nil {
+		return quickjs.UndefinedValue
+	}
+	return v
 }
 
 func (m *machine) close() {

@@ -1,0 +1,351 @@
+// Stepbox guest bootstrap, part two: the fetch API (fetch, Headers,
+// Response, AbortSignal), relayed to the host's FetchProxy. It is most of
+// the guest API's code and few steps use it, so a VM reads it only when a
+// step first reads one of its globals (bootstrap.js, __sbx_fetchAPI), from
+// bytecode compiled by Stepbox itself like the bootstrap's.
+//
+// It may then run after the step changed any global or prototype: it
+// follows bootstrap.js's rules (its header) to the letter, and uses only
+// the built-ins the boot captured, which bridge hands it. bridge is the
+// boot's own object; nothing here keeps it or gives it away.
+"use strict";
+(function __sbx_fetchPart(bridge) {
+  const {
+    host, pending, mapSet, KIND_FETCH, __sbx_list, __sbx_resolved,
+    __sbx_rejected, ReflectApply, JSONparse, JSONstringify, ObjectPrototype,
+    ObjectEntries, ObjectFreeze, ObjectHasOwn, ObjectGetOwnPropertyDescriptor,
+    ObjectGetPrototypeOf, ObjectSetPrototypeOf, ArrayIsArray, StringCtor,
+    StringFromCharCode, StringCharCodeAt, StringToLowerCase, PromiseCtor,
+    TypeErrorCtor, MapSize, MapForEach, Uint8ArrayCtor, ArrayBufferIsView,
+    ArrayBufferByteLength, SymbolIterator, TypedArrayLength, TypedArrayBuffer,
+    TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer,
+    DataViewByteOffset, DataViewByteLength,
+  } = bridge;
+
+
+  const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  // __sbx_b64value is the 6 bits of a base64 character code, -1 for none
+  // (computed: a table made at boot would cost every VM its first typed
+  // array).
+  function __sbx_b64value(c) {
+    if (c >= 65 && c <= 90) return c - 65;
+    if (c >= 97 && c <= 122) return c - 71;
+    if (c >= 48 && c <= 57) return c + 4;
+    return c === 43 ? 62 : c === 47 ? 63 : -1;
+  }
+
+  function __sbx_lower(s) { return ReflectApply(StringToLowerCase, StringCtor(s), []); }
+
+  function __sbx_b64encode(bytes) {
+    const len = ReflectApply(TypedArrayLength, bytes, []);
+    let out = "";
+    for (let i = 0; i < len; i += 3) {
+      const n = (bytes[i] << 16) | ((bytes[i + 1] || 0) << 8) | (bytes[i + 2] || 0);
+      out += B64[(n >> 18) & 63] + B64[(n >> 12) & 63] +
+        (i + 1 < len ? B64[(n >> 6) & 63] : "=") + (i + 2 < len ? B64[n & 63] : "=");
+    }
+    return out;
+  }
+  // __sbx_b64decode skips what is not base64 (padding, line breaks).
+  function __sbx_b64decode(s) {
+    let valid = 0;
+    for (let i = 0; i < s.length; i++) {
+      if (__sbx_b64value(ReflectApply(StringCharCodeAt, s, [i])) >= 0) valid++;
+    }
+    const out = new Uint8ArrayCtor((valid * 6) >> 3);
+    let buf = 0, bits = 0, k = 0;
+    for (let i = 0; i < s.length; i++) {
+      const v = __sbx_b64value(ReflectApply(StringCharCodeAt, s, [i]));
+      if (v < 0) continue;
+      buf = ((buf << 6) | v) & 0xffffff; bits += 6;
+      if (bits >= 8) { bits -= 8; out[k++] = (buf >> bits) & 255; }
+    }
+    return out;
+  }
+  function __sbx_utf8encode(str) {
+    let n = 0;
+    for (let i = 0; i < str.length; i++) {
+      const c = ReflectApply(StringCharCodeAt, str, [i]);
+      if (c < 0x80) n += 1;
+      else if (c < 0x800) n += 2;
+      else if (c >= 0xd800 && c < 0xdc00 && i + 1 < str.length && (ReflectApply(StringCharCodeAt, str, [i + 1]) & 0xfc00) === 0xdc00) { n += 4; i++; }
+      else n += 3;
+    }
+    const out = new Uint8ArrayCtor(n);
+    let k = 0;
+    for (let i = 0; i < str.length; i++) {
+      let c = ReflectApply(StringCharCodeAt, str, [i]);
+      if (c >= 0xd800 && c < 0xdc00 && i + 1 < str.length) {
+        const d = ReflectApply(StringCharCodeAt, str, [i + 1]);
+        if (d >= 0xdc00 && d < 0xe000) { c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00); i++; }
+      }
+      if (c < 0x80) out[k++] = c;
+      else if (c < 0x800) { out[k++] = 0xc0 | (c >> 6); out[k++] = 0x80 | (c & 63); }
+      else if (c < 0x10000) { out[k++] = 0xe0 | (c >> 12); out[k++] = 0x80 | ((c >> 6) & 63); out[k++] = 0x80 | (c & 63); }
+      else { out[k++] = 0xf0 | (c >> 18); out[k++] = 0x80 | ((c >> 12) & 63); out[k++] = 0x80 | ((c >> 6) & 63); out[k++] = 0x80 | (c & 63); }
+    }
+    return out;
+  }
+  function __sbx_utf8decode(b) {
+    const len = ReflectApply(TypedArrayLength, b, []);
+    let out = "";
+    for (let i = 0; i < len;) {
+      const c = b[i];
+      let cp = 0xfffd, n = 1;
+      if (c < 0x80) { cp = c; }
+      else if (c >= 0xc2 && c < 0xe0 && (b[i + 1] & 0xc0) === 0x80) { cp = ((c & 31) << 6) | (b[i + 1] & 63); n = 2; }
+      else if (c >= 0xe0 && c < 0xf0 && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80) { cp = ((c & 15) << 12) | ((b[i + 1] & 63) << 6) | (b[i + 2] & 63); n = 3; }
+      else if (c >= 0xf0 && c < 0xf5 && (b[i + 1] & 0xc0) === 0x80 && (b[i + 2] & 0xc0) === 0x80 && (b[i + 3] & 0xc0) === 0x80) { cp = ((c & 7) << 18) | ((b[i + 1] & 63) << 12) | ((b[i + 2] & 63) << 6) | (b[i + 3] & 63); n = 4; }
+      if (cp >= 0x10000) { cp -= 0x10000; out += StringFromCharCode(0xd800 + (cp >> 10), 0xdc00 + (cp & 1023)); }
+      else out += StringFromCharCode(cp);
+      i += n;
+    }
+    return out;
+  }
+
+  // __sbx_is tells an ArrayBuffer (ArrayBufferByteLength) or a Map
+  // (MapSize) by its internal slot: whether the getter takes v.
+  function __sbx_is(getter, v) {
+    try {
+      ReflectApply(getter, v, []);
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
+  // __sbx_viewBytes returns the bytes a typed array or DataView views.
+  function __sbx_viewBytes(v) {
+    let buffer, offset, length;
+    try {
+      buffer = ReflectApply(TypedArrayBuffer, v, []);
+      offset = ReflectApply(TypedArrayByteOffset, v, []);
+      length = ReflectApply(TypedArrayByteLength, v, []);
+    } catch (_) {
+      buffer = ReflectApply(DataViewBuffer, v, []);
+      offset = ReflectApply(DataViewByteOffset, v, []);
+      length = ReflectApply(DataViewByteLength, v, []);
+    }
+    return new Uint8ArrayCtor(buffer, offset, length);
+  }
+
+  let headerPairs; // (Headers) -> its pairs, for a fetch request's JSON
+
+  class Headers {
+    #list = __sbx_list(); // [lower-case name, value] pairs
+    constructor(init) {
+      if (init === undefined || init === null) return;
+      if (typeof init !== "object" && typeof init !== "function") {
+        throw new TypeErrorCtor("Headers: init must be an object, an array of [name, value] pairs or a Headers");
+      }
+      if (#list in init) {
+        const l = init.#list;
+        for (let i = 0; i < l.length; i++) this.#append(l[i][0], l[i][1]);
+        return;
+      }
+      if (ArrayIsArray(init)) {
+        for (let i = 0; i < init.length; i++) {
+          const pair = init[i];
+          this.#append(pair[0], pair[1]);
+        }
+        return;
+      }
+      if (__sbx_is(MapSize, init)) {
+        const self = this;
+        ReflectApply(MapForEach, init, [function __sbx_header(value, name) { self.#append(name, value); }]);
+        return;
+      }
+      const iterate = init[SymbolIterator];
+      if (typeof iterate === "function") {
+        // Another iterable of the step's: its own iterator.
+        const it = ReflectApply(iterate, init, []);
+        for (let r = it.next(); !r.done; r = it.next()) this.#append(r.value[0], r.value[1]);
+        return;
+      }
+      const entries = ObjectEntries(init);
+      for (let i = 0; i < entries.length; i++) this.#append(entries[i][0], entries[i][1]);
+    }
+    #append(name, value) {
+      const l = this.#list;
+      l[l.length] = [__sbx_lower(name), StringCtor(value)];
+    }
+    #remove(n) {
+      const l = this.#list;
+      const keep = __sbx_list();
+      for (let i = 0; i < l.length; i++) if (l[i][0] !== n) keep[keep.length] = l[i];
+      this.#list = keep;
+    }
+    #get(n) {
+      const l = this.#list;
+      let v = null;
+      for (let i = 0; i < l.length; i++) if (l[i][0] === n) v = v === null ? l[i][1] : v + ", " + l[i][1];
+      return v;
+    }
+    // #entries are the headers as fetch shows them: one per name, sorted,
+    // repeated values joined.
+    #entries() {
+      const l = this.#list;
+      const names = __sbx_list();
+      for (let i = 0; i < l.length; i++) {
+        const n = l[i][0];
+        let j = 0;
+        while (j < names.length && names[j] !== n) j++;
+        if (j === names.length) names[j] = n;
+      }
+      for (let i = 1; i < names.length; i++) {
+        const n = names[i];
+        let j = i - 1;
+        for (; j >= 0 && names[j] > n; j--) names[j + 1] = names[j];
+        names[j + 1] = n;
+      }
+      const out = __sbx_list();
+      for (let i = 0; i < names.length; i++) out[i] = [names[i], this.#get(names[i])];
+      return out;
+    }
+    static {
+      headerPairs = function __sbx_headerPairs(h) {
+        const l = h.#list;
+        const out = __sbx_list();
+        for (let i = 0; i < l.length; i++) out[i] = ObjectSetPrototypeOf([l[i][0], l[i][1]], null);
+        return out;
+      };
+    }
+    append(name, value) { this.#append(name, value); }
+    set(name, value) {
+      const n = __sbx_lower(name);
+      this.#remove(n);
+      const l = this.#list;
+      l[l.length] = [n, StringCtor(value)];
+    }
+    delete(name) { this.#remove(__sbx_lower(name)); }
+    get(name) { return this.#get(__sbx_lower(name)); }
+    has(name) { return this.#get(__sbx_lower(name)) !== null; }
+    forEach(fn, thisArg) {
+      const e = this.#entries();
+      for (let i = 0; i < e.length; i++) ReflectApply(fn, thisArg, [e[i][1], e[i][0], this]);
+    }
+    entries() { return __sbx_iterate(this.#entries(), 0); }
+    keys() { return __sbx_iterate(this.#entries(), 1); }
+    values() { return __sbx_iterate(this.#entries(), 2); }
+    [SymbolIterator]() { return __sbx_iterate(this.#entries(), 0); }
+  }
+
+  // __sbx_iterate walks a snapshot of #entries: pairs (kind 0), names (1)
+  // or values (2). Its body runs in the step's calls of next, and reads
+  // nothing.
+  function* __sbx_iterate(list, kind) {
+    for (let i = 0; i < list.length; i++) yield kind === 0 ? list[i] : list[i][kind - 1];
+  }
+
+
+  class Response {
+    // Fields, not assignments: defining them never meets a setter the step
+    // put on Object.prototype.
+    status; statusText; ok; headers; url; redirected; type;
+    #body; #encoding; #used = false;
+    constructor(r) {
+      this.status = r.status;
+      this.statusText = r.statusText;
+      this.ok = r.status >= 200 && r.status < 300;
+      this.headers = new Headers(r.headers);
+      this.url = r.url;
+      this.redirected = !!r.redirected;
+      this.type = "basic";
+      this.#body = r.body;
+      this.#encoding = r.bodyEncoding || "";
+    }
+    get bodyUsed() { return this.#used; }
+    #take() {
+      if (this.#used) throw new TypeErrorCtor("Body is unusable: body has already been read");
+      this.#used = true;
+    }
+    #text() {
+      this.#take();
+      return this.#encoding === "base64" ? __sbx_utf8decode(__sbx_b64decode(this.#body)) : this.#body;
+    }
+    text() {
+      try { return __sbx_resolved(this.#text()); } catch (e) { return __sbx_rejected(e); }
+    }
+    json() {
+      try { return __sbx_resolved(JSONparse(this.#text())); } catch (e) { return __sbx_rejected(e); }
+    }
+    arrayBuffer() {
+      try {
+        this.#take();
+        const b = this.#encoding === "base64" ? __sbx_b64decode(this.#body) : __sbx_utf8encode(this.#body);
+        return __sbx_resolved(ReflectApply(TypedArrayBuffer, b, []));
+      } catch (e) {
+        return __sbx_rejected(e);
+      }
+    }
+  }
+
+  const AbortSignalObj = {
+    timeout: function timeout(ms) { return ObjectFreeze({ aborted: false, __sbx_timeoutMs: +ms }); },
+  };
+
+  const NO_INIT = ObjectFreeze({ __proto__: null });
+
+  // __sbx_formText returns the text of a URLSearchParams-like body: its
+  // own toString (found on it or a prototype of its, not Object.prototype's),
+  // or undefined if it has none.
+  function __sbx_formText(body) {
+    for (let p = body; p !== null && p !== ObjectPrototype; p = ObjectGetPrototypeOf(p)) {
+      const d = ObjectGetOwnPropertyDescriptor(p, "toString");
+      if (d === undefined) continue;
+      const fn = ObjectHasOwn(d, "value") ? d.value : d.get === undefined ? undefined : ReflectApply(d.get, body, []);
+      if (typeof fn !== "function") return undefined;
+      const s = ReflectApply(fn, body, []);
+      return typeof s === "string" ? s : StringCtor(s);
+    }
+    return undefined;
+  }
+
+  function __sbx_fetchRequest(input, init) {
+    if (init === undefined || init === null) init = NO_INIT;
+    const url = typeof input === "string" ? input : input && typeof input.url === "string" ? input.url : StringCtor(input);
+    const req = { __proto__: null, url: url, method: init.method === undefined ? "GET" : StringCtor(init.method) };
+    if (init.headers !== undefined && init.headers !== null) {
+      req.headers = headerPairs(new Headers(init.headers));
+    }
+    const body = init.body;
+    if (body !== undefined && body !== null) {
+      let text;
+      if (typeof body === "string") {
+        req.body = body;
+      } else if (__sbx_is(ArrayBufferByteLength, body)) {
+        req.body = __sbx_b64encode(new Uint8ArrayCtor(body)); req.bodyEncoding = "base64";
+      } else if (ArrayBufferIsView(body)) {
+        req.body = __sbx_b64encode(__sbx_viewBytes(body)); req.bodyEncoding = "base64";
+      } else if (typeof body === "object" && (text = __sbx_formText(body)) !== undefined) {
+        req.body = text; // a URLSearchParams-like form
+      } else {
+        throw new TypeErrorCtor("fetch: body must be a string, an ArrayBuffer or a typed array (use JSON.stringify for JSON)");
+      }
+    }
+    if (init.timeoutMs !== undefined) req.timeoutMs = +init.timeoutMs | 0;
+    if (init.signal && init.signal.__sbx_timeoutMs !== undefined) req.timeoutMs = init.signal.__sbx_timeoutMs | 0;
+    if (init.redirect !== undefined) req.redirect = StringCtor(init.redirect);
+    return JSONstringify(req);
+  }
+
+  function __sbx_fetch(input, init) {
+    let text;
+    try {
+      text = __sbx_fetchRequest(input, init);
+    } catch (e) {
+      return __sbx_rejected(e);
+    }
+    const id = host("fetch", text);
+    return new PromiseCtor(function __sbx_pendingFetch(resolve, reject) {
+      mapSet(pending, id, [resolve, reject, KIND_FETCH]);
+    });
+  }
+
+  return ObjectFreeze({
+    __proto__: null,
+    fetch: function fetch(input, init) { return __sbx_fetch(input, init); },
+    Headers: Headers,
+    Response: Response,
+    AbortSignal: AbortSignalObj,
+  });
+})
