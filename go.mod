@@ -4,6 +4,8 @@ go 1.26.8
 
 require (
 	connectrpc.com/connect v1.21.1
+	connectrpc.com/grpchealth v1.4.0
+	connectrpc.com/grpcreflect v1.3.0
 	github.com/duckdb/duckdb-go/v2 v2.10506.0
 	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/evanw/esbuild v0.28.2

@@ -134,6 +134,11 @@ type Config struct {
 	DrainTimeout time.Duration `json:"drainTimeout,omitempty"`
 	// LogLevel is debug, info, warn or error. Empty means info.
 	LogLevel string `json:"logLevel,omitempty"`
+	// Reflection serves gRPC server reflection (v1 and v1alpha), which
+	// lets grpcurl and similar tools call the server without its proto
+	// files. Nil means true; false turns it off. (The standard gRPC health
+	// service is always served.)
+	Reflection *bool `json:"reflection,omitempty"`
 
 	// Logger receives the server's JSON logs. Nil: stderr, at LogLevel,
 	// through NewLogger. Whatever the handler, the server cuts the client's
@@ -229,6 +234,9 @@ func (c Config) withDefaults() Config {
 
 // isLoopback reports whether addr's host is a loopback address or
 // localhost. An empty host means every interface.
+// reflection reports whether gRPC server reflection is served.
+func (c Config) reflection() bool { return c.Reflection == nil || *c.Reflection }
+
 func isLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

@@ -60,6 +60,15 @@ func TestHealthzAndReadyz(t *testing.T) {
 		}
 		return ""
 	})
+	// The standard gRPC health service says the same.
+	for _, name := range []string{"", "stepbox.v1.StepboxService"} {
+		if status, code := ts.grpcHealth(t, name); status != 1 || code != "0" {
+			t.Fatalf("grpc health %q when ready: status %d, grpc-status %q; want SERVING", name, status, code)
+		}
+	}
+	if _, code := ts.grpcHealth(t, "no.such.Service"); code != "5" {
+		t.Fatalf("grpc health of an unknown service: grpc-status %q, want 5 (NOT_FOUND)", code)
+	}
 	c := ts.client(client.Options{})
 	st, err := c.Execute(context.Background(), sandbox.Request{Code: "return await dataProxy.request('go')"})
 	if err != nil {
@@ -72,6 +81,9 @@ func TestHealthzAndReadyz(t *testing.T) {
 	}
 	if h, err := c.Health(context.Background()); err != nil || h.GetStatus() != "NOT_SERVING" || h.GetInFlight() != 1 {
 		t.Fatalf("health %v %v", h, err)
+	}
+	if status, code := ts.grpcHealth(t, ""); status != 2 || code != "0" {
+		t.Fatalf("grpc health with the engine full: status %d, grpc-status %q; want NOT_SERVING", status, code)
 	}
 	// The engine refuses what it cannot queue: 503 UNAVAILABLE.
 	if status, resp, raw := ts.post(t, runPath, `{"code": "return 1"}`); status != 503 || dig(resp, "code") != "unavailable" {

@@ -97,6 +97,7 @@ func New(engine *sandbox.Engine, cfg Config) (*Server, error) {
 	)
 	mux := http.NewServeMux()
 	mux.Handle(path, s.limitBody(rpc))
+	s.mountGRPCStandard(mux)
 	s.mountProbes(mux)
 	if access := cfg.metricsAccessOn(true); access != metricsAbsent {
 		mux.Handle("GET /metrics", s.metricsHandler(access))
