@@ -161,7 +161,7 @@ type JailUnavailableError struct {
 // Error says what was refused, why, and what fixes it.
 func (e *JailUnavailableError) Error() string {
 	refused := strings.ReplaceAll(fmt.Sprint(e.err), "\n", "; ")
-	return fmt.Sprintf("the worker jail cannot be set up here (%s): %s; to fix: %s (UnsafeNoJail runs without the jail, for development only)",
+	return fmt.Sprintf("the worker jail cannot be set up here (%s): %s; to fix: %s (in Go, Config.UnsafeNoJail runs without the jail, for development only)",
 		refused, e.Cause, e.Fix)
 }
 

@@ -43,9 +43,12 @@ func noUserNSHelper(argsJSON string) {
 		fmt.Printf("{\"error\":%q}\n", err.Error())
 		return
 	}
+	if args[0] == "run" {
+		args = unreachable(args)
+	}
 	var out, errs bytes.Buffer
 	code := cli.Main(context.Background(), &cli.State{
-		Args: unreachable(args), Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs,
+		Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errs,
 		Getenv: func(string) string { return "" }, ReadFile: os.ReadFile,
 	})
 	b, _ := json.Marshal(map[string]any{"code": code, "stdout": out.String(), "stderr": errs.String()})
@@ -101,6 +104,12 @@ func TestJailUnavailableCLI(t *testing.T) {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
+	}
+
+	// serve has no development mode: it stops, saying why.
+	code, _, errs = stepboxNoUserNS(t, "serve", "--listen", "127.0.0.1:0")
+	if code != cli.ExitUsage || !strings.Contains(errs, "the worker jail cannot be set up here (jail: user namespaces: no space left on device): user namespaces are switched off") {
+		t.Errorf("serve: exit %d, stderr %q", code, errs)
 	}
 
 	code, out, errs = stepboxNoUserNS(t, "run", "--unsafe-dev", "../../examples/hello.js", "--input", "@../../examples/hello.input.json", "--data", "../../examples/hello.data.json")

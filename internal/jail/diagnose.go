@@ -128,14 +128,17 @@ func diagnose(f facts) Diagnosis {
 		}
 		return Diagnosis{Cause: where, Fix: fix}
 	case f.AppArmorRestrict == "1" && (denied || errno == 0) && f.Euid != 0 && !inContainer:
-		exe := f.Exe
-		if exe == "" {
-			exe = "the stepbox binary"
+		attach := "make its attachment path " + f.Exe + " if it names another (a path only root can write)"
+		switch {
+		case strings.Contains(f.Exe, "/go-build"):
+			attach = "build the binary to a path it names (sudo go build -o /usr/local/bin/stepbox ./cmd/stepbox: `go run` makes a new path each time)"
+		case f.Exe == "":
+			attach = "make its attachment path that of the stepbox binary"
 		}
 		return Diagnosis{
 			Cause: "AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1, as on Ubuntu 23.10 and later)",
 			Fix: "allow this binary user namespaces with the AppArmor profile " + profilePath + ": install it as /etc/apparmor.d/stepbox, " +
-				"make its attachment path " + exe + " if it names another, and load it with `sudo apparmor_parser -r /etc/apparmor.d/stepbox` (deploy/README.md); " +
+				attach + ", and load it with `sudo apparmor_parser -r /etc/apparmor.d/stepbox` (deploy/README.md); " +
 				"or, for every program, sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
 		}
 	case inContainer && (denied || errno == 0):

@@ -52,6 +52,8 @@ func TestDiagnose(t *testing.T) {
 		{name: "ubuntu apparmor", f: linux(facts{AppArmorRestrict: "1", Euid: 1000, Exe: "/home/ada/go/bin/stepbox"}),
 			cause: []string{"AppArmor", "kernel.apparmor_restrict_unprivileged_userns = 1"},
 			fix:   []string{"deploy/apparmor/stepbox", "/etc/apparmor.d/stepbox", "apparmor_parser -r", "/home/ada/go/bin/stepbox", "kernel.apparmor_restrict_unprivileged_userns=0"}},
+		{name: "ubuntu apparmor, go run", f: linux(facts{AppArmorRestrict: "1", Euid: 1000, Exe: "/tmp/go-build123/b001/exe/stepbox"}),
+			fix: []string{"go build -o /usr/local/bin/stepbox", "go run"}, not: []string{"/tmp/go-build123"}},
 		{name: "ubuntu apparmor, EACCES", f: linux(facts{AppArmorRestrict: "1", Euid: 1000, Err: syscall.EACCES}),
 			cause: []string{"AppArmor"}, fix: []string{"apparmor_parser"}},
 		{name: "apparmor off", f: linux(facts{AppArmorRestrict: "0", Euid: 1000}),
