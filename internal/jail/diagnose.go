@@ -122,7 +122,7 @@ func diagnose(f facts) Diagnosis {
 		if inContainer {
 			where += " (a " + f.Container + " container's default seccomp profile does)"
 		}
-		fix := "run it without that filter, or with one that allows clone, clone3 and unshare with namespace flags, mount, umount2 and pivot_root"
+		fix := "run it without that seccomp filter, or with one that allows clone, clone3 and unshare with namespace flags, mount, umount2 and pivot_root"
 		if inContainer {
 			fix = containerFix(f.Container)
 		}

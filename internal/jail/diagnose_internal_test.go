@@ -67,7 +67,7 @@ func TestDiagnose(t *testing.T) {
 			cause: []string{"seccomp filter", "kubernetes"},
 			fix:   []string{"securityContext", "deploy/k8s/deployment.yaml", "seccompProfile Unconfined", "appArmorProfile Unconfined"}},
 		{name: "seccomp filter outside a container", f: linux(facts{Seccomp: "2"}),
-			cause: []string{"seccomp filter"}, fix: []string{"clone3 and unshare"}, not: []string{"docker", "securityContext"}},
+			cause: []string{"seccomp filter"}, fix: []string{"without that seccomp filter", "clone3 and unshare"}, not: []string{"docker", "securityContext"}},
 		{name: "seccomp ENOSYS", f: linux(facts{Seccomp: "2", Err: syscall.ENOSYS}),
 			cause: []string{"seccomp filter"}},
 		{name: "container apparmor, no seccomp", f: linux(facts{Container: "podman", AppArmorRestrict: "1", Euid: 1000}),

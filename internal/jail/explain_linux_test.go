@@ -59,7 +59,7 @@ func TestExplain(t *testing.T) {
 		{"maxuserns", "jail: user namespaces: no space left on device",
 			[]string{"user.max_user_namespaces = 0"}, []string{"sysctl -w user.max_user_namespaces="}},
 		{"seccomp", "jail: user namespaces: operation not permitted",
-			[]string{"seccomp filter", "Seccomp: 2"}, []string{"seccomp"}},
+			[]string{"seccomp filter", "Seccomp: 2"}, []string{"seccomp", "clone3 and unshare with namespace flags"}},
 	} {
 		t.Run(c.arg, func(t *testing.T) {
 			t.Parallel()
