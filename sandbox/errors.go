@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/stepbox/stepbox/internal/ipc"
 )
@@ -134,3 +135,35 @@ func errorFromWire(f *ipc.Failure, cause error) *Error {
 	}
 	return e
 }
+
+// JailUnavailableError is the error of New (and of a Python run in an
+// in-process engine) when the worker jail cannot be set up on this
+// machine: which layer the kernel refused, why, and what would let it.
+// errors.Is(err, errors.ErrUnsupported) holds.
+//
+//	var je *sandbox.JailUnavailableError
+//	if errors.As(err, &je) {
+//		log.Printf("no jail here: %s; to fix: %s", je.Cause, je.Fix)
+//	}
+type JailUnavailableError struct {
+	// Cause names what refuses the jail, with the setting that says so:
+	// "user namespaces are switched off: user.max_user_namespaces = 0",
+	// "AppArmor restricts unprivileged user namespaces (...)", a
+	// container's seccomp profile, or that the jail is Linux-only.
+	Cause string
+	// Fix says what to change: the sysctl, the AppArmor profile shipped in
+	// deploy/apparmor, the container's flags or the pod's securityContext.
+	Fix string
+
+	err error // the refused layers, wrapping errors.ErrUnsupported
+}
+
+// Error says what was refused, why, and what fixes it.
+func (e *JailUnavailableError) Error() string {
+	refused := strings.ReplaceAll(fmt.Sprint(e.err), "\n", "; ")
+	return fmt.Sprintf("the worker jail cannot be set up here (%s): %s; to fix: %s (in Go, Config.UnsafeNoJail runs without the jail, for development only)",
+		refused, e.Cause, e.Fix)
+}
+
+// Unwrap returns the refused layers' error.
+func (e *JailUnavailableError) Unwrap() error { return e.err }

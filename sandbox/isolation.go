@@ -79,8 +79,9 @@ func newPool(r *resolved, python func() (*pyrt.Launcher, error)) (*pool.Pool, er
 		RetireAfterLimit: w.retireAfterLimit,
 	}
 	if !r.UnsafeNoJail {
-		if err := jail.Probe().Err(); err != nil {
-			return nil, fmt.Errorf("the worker jail cannot be set up here (%w); set UnsafeNoJail only for development", err)
+		if caps := jail.Probe(); caps.Err() != nil {
+			d := jail.Explain(caps)
+			return nil, &JailUnavailableError{Cause: d.Cause, Fix: d.Fix, err: caps.Err()}
 		}
 		ids := w.hostIDs
 		if w.defaultIDs {

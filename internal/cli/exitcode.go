@@ -57,7 +57,7 @@ const exitTable = `Exit status:
   6  LIMIT_EXCEEDED  another limit (the message names it)
   7  ABORTED         interrupted
   8  CRASHED         the worker process died
-  9  UNAVAILABLE     language not available, queue full, engine closed
+  9  UNAVAILABLE     language not available, queue full, engine closed, no jail here
 `
 
 func asPathError(err error, target **fs.PathError) bool { return errors.As(err, target) }

@@ -41,6 +41,10 @@ Flags:
                        name, e.g. --modules duckdb,glpk; npm packages need no
                        flag: the step imports them
   --json               print every event as one JSON line on stdout
+  --unsafe-dev         UNSAFE development mode: run a JavaScript or TypeScript
+                       step inside this process, without the worker jail (for
+                       machines where the jail cannot be set up); never for
+                       code you do not trust; Python is refused
 
 ` + exitTable
 
@@ -51,6 +55,7 @@ type runFlags struct {
 	cpu, timeout             string
 	json                     bool
 	modules                  listFlag
+	unsafeDev                bool
 }
 
 // listFlag is a flag of comma-separated names that may repeat.
@@ -83,6 +88,7 @@ func runCommand(ctx context.Context, st *State, args []string) int {
 	fs.BoolVar(&f.json, "json", false, "")
 	fs.StringVar(&f.egress, "egress", "", "")
 	fs.Var(&f.modules, "modules", "")
+	fs.BoolVar(&f.unsafeDev, "unsafe-dev", false, "")
 	file, ok := oneFile(st, fs, args, "run", "step file", runUsage)
 	if !ok {
 		return ExitUsage
@@ -92,10 +98,14 @@ func runCommand(ctx context.Context, st *State, args []string) int {
 		fmt.Fprintf(st.Stderr, "stepbox run: %v\n", err)
 		return ExitUsage
 	}
+	if f.unsafeDev {
+		if code, ok := unsafeDev(st, &cfg, req); !ok {
+			return code
+		}
+	}
 	eng, err := sandbox.New(cfg)
 	if err != nil {
-		fmt.Fprintf(st.Stderr, "stepbox run: %v\n", err)
-		return ExitUsage
+		return engineFailed(st, err, file)
 	}
 	defer eng.Close(context.Background())
 	return execute(ctx, st, eng, req, data, f.json)
