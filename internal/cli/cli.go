@@ -56,11 +56,13 @@ const usage = `stepbox runs untrusted code steps in a sandbox.
 Usage:
   stepbox run STEP.js [flags]   run a step (.js, .ts or .py) and print its result as JSON
   stepbox compile STEP.ts       compile a TypeScript step to JavaScript
+  stepbox packages install|list install or check the npm package catalogue
   stepbox serve [flags]         serve the API (gRPC, Connect, HTTP+JSON)
   stepbox version               print the version
   stepbox help [COMMAND]        show help
 
-Run 'stepbox help run' for the flags of run and the exit codes.
+Run 'stepbox help COMMAND' (or 'stepbox COMMAND --help') for a command's
+flags; 'stepbox help run' also lists the exit codes.
 `
 
 // Main runs the command line in st and returns the exit status.
@@ -88,6 +90,8 @@ func Main(ctx context.Context, st *State) int {
 			fmt.Fprint(st.Stdout, compileUsage)
 		} else if len(args) > 0 && args[0] == "serve" {
 			fmt.Fprint(st.Stdout, serveHelp())
+		} else if len(args) > 0 && args[0] == "packages" {
+			fmt.Fprint(st.Stdout, packagesUsage)
 		} else {
 			fmt.Fprint(st.Stdout, usage)
 		}

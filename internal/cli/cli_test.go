@@ -49,10 +49,10 @@ func unreachable(args []string) []string {
 	}
 	out := slices.Clone(args)
 	if !set["cpu"] {
-		out = append(out, "--cpu", fmt.Sprint(testenv.UnreachableCPUMs))
+		out = append(out, "--cpu", fmt.Sprint(testenv.UnreachableCPUMs)+"ms")
 	}
 	if !set["timeout"] {
-		out = append(out, "--timeout", fmt.Sprint(testenv.UnreachableWallMs))
+		out = append(out, "--timeout", fmt.Sprint(testenv.UnreachableWallMs)+"ms")
 	}
 	return out
 }
@@ -107,7 +107,7 @@ func TestExitCodes(t *testing.T) {
 		{"throw", "throw new Error('x')", nil, cli.ExitRuntime, "stepbox: RUNTIME at line 1, column 16: Error: x\n    at anonymous (step.js:1:16)\n"},
 		{"syntax", "return (", nil, cli.ExitValidation, "stepbox: VALIDATION at line 1, column 9: SyntaxError: "},
 		{"timeout", "while (true) {}", []string{"--timeout", "100ms"}, cli.ExitTimeout, "stepbox: TIMEOUT (wallMs): "},
-		{"cpu", "while (true) {}", []string{"--cpu", "50"}, cli.ExitTimeout, "stepbox: TIMEOUT (cpuMs): "},
+		{"cpu", "while (true) {}", []string{"--cpu", "50ms"}, cli.ExitTimeout, "stepbox: TIMEOUT (cpuMs): "},
 		{"oom", "const a = []; while (true) a.push(new Array(1000).fill(1))", []string{"--memory", "8"}, cli.ExitOOM, "stepbox: OOM (memoryMb): "},
 		{"limit", "for (let i = 0; i < 200; i++) reportStatus(i)", nil, cli.ExitLimitExceeded, "status: 0\n"},
 		{"python", "return 1", []string{"--plan", "default"}, cli.ExitOK, ""},
@@ -158,6 +158,38 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 	if code, _, _ := stepbox(t, ""); code != cli.ExitUsage {
 		t.Fatal(code)
+	}
+	// Every command is listed, and each one's help is one command away,
+	// both ways, on stdout with status 0.
+	if code, out, _ := stepbox(t, "", "--help"); code != 0 || !strings.Contains(out, "stepbox packages install|list") {
+		t.Fatalf("--help: %d %q", code, out)
+	}
+	for _, c := range []struct{ cmd, want string }{
+		{"run", "--timeout DURATION"}, {"compile", "OUT.js.map"}, {"packages", "--catalogue"}, {"serve", "--check"},
+	} {
+		for _, args := range [][]string{{"help", c.cmd}, {c.cmd, "--help"}, {c.cmd, "-h"}} {
+			if code, out, errs := stepbox(t, "", args...); code != 0 || !strings.Contains(out, c.want) || errs != "" {
+				t.Errorf("%v: status %d, stdout %q, stderr %q; want the help of %s", args, code, out, errs, c.cmd)
+			}
+		}
+	}
+	if code, out, _ := stepbox(t, "", "packages", "install", "--help"); code != 0 || !strings.Contains(out, "--catalogue") {
+		t.Errorf("packages install --help: %d %q", code, out)
+	}
+}
+
+// TestDurationsNeedAUnit: "--timeout 5" was 5 ms; a bare number is now
+// refused with what to write instead, before anything runs.
+func TestDurationsNeedAUnit(t *testing.T) {
+	for _, flag := range []string{"--timeout", "--cpu"} {
+		code, _, errs := stepbox(t, "", "run", "../../examples/hello.js", flag, "5")
+		if code != cli.ExitUsage || !strings.Contains(errs, `"5" has no unit: write 5ms or 5s`) {
+			t.Errorf("%s 5: status %d, stderr %q", flag, code, errs)
+		}
+	}
+	if code, _, errs := stepbox(t, "", "run", "../../examples/hello.js", "--timeout", "1.5s", "--cpu", "500ms",
+		"--input", "@../../examples/hello.input.json", "--data", "../../examples/hello.data.json"); code != 0 {
+		t.Errorf("with units: status %d, stderr %q", code, errs)
 	}
 }
 

@@ -21,9 +21,9 @@ func compileCommand(st *State, args []string) int {
 	fs := flag.NewFlagSet("compile", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	out := fs.String("o", "", "")
-	file, ok := oneFile(st, fs, args, "compile", "file", compileUsage)
+	file, exit, ok := oneFile(st, fs, args, "compile", "file", compileUsage)
 	if !ok {
-		return ExitUsage
+		return exit
 	}
 	src, err := readArg(st, file)
 	if err != nil {

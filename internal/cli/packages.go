@@ -37,6 +37,10 @@ Exit status: 0 when every package is installed, 2 for a bad command line,
 const installTimeout = 5 * time.Minute
 
 func packagesCommand(ctx context.Context, st *State, args []string) int {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprint(st.Stdout, packagesUsage)
+		return ExitOK
+	}
 	if len(args) == 0 || (args[0] != "install" && args[0] != "list") {
 		fmt.Fprint(st.Stderr, packagesUsage)
 		return ExitUsage
@@ -48,6 +52,10 @@ func packagesCommand(ctx context.Context, st *State, args []string) int {
 	catFile := fs.String("catalogue", "", "")
 	npmCmd := fs.String("npm", "", "")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(st.Stdout, packagesUsage)
+			return ExitOK
+		}
 		if err == nil {
 			err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
 		}

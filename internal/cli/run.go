@@ -89,9 +89,9 @@ func runCommand(ctx context.Context, st *State, args []string) int {
 	fs.StringVar(&f.egress, "egress", "", "")
 	fs.Var(&f.modules, "modules", "")
 	fs.BoolVar(&f.unsafeDev, "unsafe-dev", false, "")
-	file, ok := oneFile(st, fs, args, "run", "step file", runUsage)
+	file, exit, ok := oneFile(st, fs, args, "run", "step file", runUsage)
 	if !ok {
-		return ExitUsage
+		return exit
 	}
 	req, cfg, data, err := f.build(st, file)
 	if err != nil {
@@ -220,11 +220,11 @@ func languageOf(file string) sandbox.Language {
 	return sandbox.JavaScript
 }
 
-// parseMs reads a Go duration ("2s", "500ms") or a plain number of
-// milliseconds.
+// parseMs reads a duration with its unit ("500ms", "2s", "1m30s"). A bare
+// number is refused: "--timeout 5" read as 5 ms ended steps at once.
 func parseMs(s string) (int, error) {
-	if n, err := strconv.Atoi(s); err == nil && n > 0 {
-		return n, nil
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return 0, fmt.Errorf("%q has no unit: write %sms or %ss", s, s, s)
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < time.Millisecond {
@@ -332,12 +332,16 @@ func report(st *State, err error, asJSON bool) int {
 // oneFile parses args with fs, flags before or after the file name, and
 // returns the one file named. On a bad command line it prints why, with
 // the command's usage, and returns false.
-func oneFile(st *State, fs *flag.FlagSet, args []string, cmd, what, usage string) (string, bool) {
+func oneFile(st *State, fs *flag.FlagSet, args []string, cmd, what, usage string) (file string, exit int, ok bool) {
 	var files []string
 	for {
 		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) { // -h or --help: the help asked for
+				fmt.Fprint(st.Stdout, usage)
+				return "", ExitOK, false
+			}
 			fmt.Fprintf(st.Stderr, "stepbox %s: %v\n\n%s", cmd, err, usage)
-			return "", false
+			return "", ExitUsage, false
 		}
 		if fs.NArg() == 0 {
 			break
@@ -347,7 +351,7 @@ func oneFile(st *State, fs *flag.FlagSet, args []string, cmd, what, usage string
 	}
 	if len(files) != 1 {
 		fmt.Fprintf(st.Stderr, "stepbox %s: want one %s, got %d\n\n%s", cmd, what, len(files), usage)
-		return "", false
+		return "", ExitUsage, false
 	}
-	return files[0], true
+	return files[0], ExitOK, true
 }
