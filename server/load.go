@@ -32,8 +32,10 @@ func LoadConfig(path string) (Config, error) {
 // (listen, poolSize, tenants, maxConcurrent, memoryMb, ...); durations are
 // Go durations ("30s"). Every unknown key and every value of the wrong type
 // is reported, together, with its path and line ("tenants[0].maxConcurent:
-// unknown field (line 7)"). ParseConfig does not validate values: call
-// Config.Validate.
+// unknown field (line 7)"). With such errors it still returns the rest of
+// the configuration, each bad field left out, so that a check can
+// validate what did decode and report every problem in one pass.
+// ParseConfig does not validate values: call Config.Validate.
 func ParseConfig(data []byte) (Config, error) {
 	var c Config
 	var root yaml.Node
@@ -45,17 +47,14 @@ func ParseConfig(data []byte) (Config, error) {
 	}
 	d := &yamlDecoder{}
 	v := d.value(root.Content[0], reflect.TypeFor[Config](), "")
-	if err := errors.Join(d.errs...); err != nil {
-		return c, err
-	}
 	b, err := json.Marshal(v)
 	if err != nil {
-		return c, err
+		return Config{}, err
 	}
 	if err := json.Unmarshal(b, &c); err != nil {
-		return c, err
+		return Config{}, errors.Join(append(d.errs, err)...)
 	}
-	return c, nil
+	return c, errors.Join(d.errs...)
 }
 
 // yamlDecoder turns a YAML tree into the JSON-shaped value of a Go type,

@@ -7,11 +7,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -217,7 +219,8 @@ func serveConfig(st *State, f serveFlags) (server.Config, []string) {
 		b, err := readArg(st, path)
 		if err != nil {
 			add(fmt.Errorf("config: %w", err))
-		} else if cfg, err = server.ParseConfig(b); err != nil {
+		} else {
+			cfg, err = server.ParseConfig(b) // what decoded, and what did not
 			add(err)
 		}
 	}
@@ -228,9 +231,8 @@ func serveConfig(st *State, f serveFlags) (server.Config, []string) {
 	if f.logLevel != "" {
 		cfg.LogLevel = f.logLevel
 	}
-	if len(problems) > 0 {
-		return cfg, problems // the file did not decode: validating it would repeat the errors
-	}
+	// Every problem in one pass: the fields that did not decode are left
+	// out, and the rest is validated all the same.
 	add(cfg.Validate())
 	for _, tf := range []struct{ field, name string }{{"tls.certFile", cfg.TLS.CertFile}, {"tls.keyFile", cfg.TLS.KeyFile}} {
 		if tf.name != "" {
@@ -239,7 +241,34 @@ func serveConfig(st *State, f serveFlags) (server.Config, []string) {
 			}
 		}
 	}
+	if cfg.AuditFile != "" {
+		add(appendable("auditFile", cfg.AuditFile))
+	}
 	return cfg, problems
+}
+
+// appendable reports why the server could not open name to append to it,
+// as it will at start, without creating it: an existing file must be
+// writable, else its directory must exist and take a new file (tried with
+// a temporary one, removed at once).
+func appendable(field, name string) error {
+	if f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND, 0); err == nil {
+		return f.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", field, err)
+	}
+	dir := filepath.Dir(name)
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("%s: the directory %s: %w", field, dir, err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s: %s is not a directory", field, dir)
+	}
+	probe, err := os.CreateTemp(dir, ".stepbox-check-*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot create %s: %w", field, name, err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
 }
 
 func printProblems(st *State, problems []string) {

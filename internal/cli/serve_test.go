@@ -60,10 +60,21 @@ tenants:
 	if code != ExitUsage || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
-	if !strings.Contains(errs, `plans.free.wallMS: unknown field: did you mean "wallMs"? (line 6)`) {
-		t.Fatalf("stderr %q", errs)
+	// Every problem in one pass: the field that does not decode and the
+	// values that are wrong (with the rest of the file validated all the
+	// same), not the first kind and then, once fixed, the second.
+	for _, want := range []string{
+		"stepbox serve: invalid configuration (6 problems):\n",
+		`  plans.free.wallMS: unknown field: did you mean "wallMs"? (line 6)`,
+		"  poolSize: -2 is negative\n",
+		`  logLevel: "chatty" is not debug, info, warn or error` + "\n",
+		`  tenants[0].plans[0]: "gold" is not in plans` + "\n",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("no %q in:\n%s", want, errs)
+		}
 	}
-	// Once the file decodes, every value problem is listed with its field.
+	// Values are listed with their fields.
 	bad = writeFile(t, "bad2.yaml", `
 listen: 0.0.0.0:8080
 poolSize: -2
@@ -90,6 +101,26 @@ tenants:
 		if !strings.Contains(errs, want) {
 			t.Errorf("no %q in:\n%s", want, errs)
 		}
+	}
+
+	// A configuration the check accepts starts: the audit file the server
+	// appends to must be creatable (its directory exists and takes files).
+	dir := t.TempDir()
+	for _, c := range []struct{ file, want string }{
+		{dir + "/missing/fetch.jsonl", "auditFile: the directory " + dir + "/missing: stat " + dir + "/missing: no such file or directory"},
+		{writeFile(t, "notadir", "") + "/fetch.jsonl", "not a directory"},
+	} {
+		audit := writeFile(t, "audit.yaml", "listen: 127.0.0.1:9000\negress: {policy: {hosts: [api.example.com]}}\nauditFile: "+c.file+"\n")
+		if code, _, errs := serve(t, nil, "", "--check", "--config", audit); code != ExitUsage || !strings.Contains(errs, c.want) {
+			t.Errorf("auditFile %s: exit %d, stderr %q; want %q", c.file, code, errs, c.want)
+		}
+	}
+	audit := writeFile(t, "audit.yaml", "listen: 127.0.0.1:9000\negress: {policy: {hosts: [api.example.com]}}\nauditFile: "+dir+"/fetch.jsonl\n")
+	if code, _, errs := serve(t, nil, "", "--check", "--config", audit); code != ExitOK {
+		t.Errorf("auditFile in a writable directory: exit %d, stderr %q", code, errs)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("the check left files behind: %v", entries)
 	}
 
 	good := writeFile(t, "good.yaml", "listen: 127.0.0.1:9000\nplans: {free: {memoryMb: 32}}\ndefaultPlan: free\n")
