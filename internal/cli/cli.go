@@ -57,7 +57,7 @@ Usage:
   stepbox run STEP.js [flags]   run a step (.js, .ts or .py) and print its result as JSON
   stepbox compile STEP.ts       compile a TypeScript step to JavaScript
   stepbox serve [flags]         serve the API (gRPC, Connect, HTTP+JSON)
-  stepbox version               print the version
+  stepbox version               print the version and which modules this binary has
   stepbox help [COMMAND]        show help
 
 Run 'stepbox help run' for the flags of run and the exit codes.
@@ -79,8 +79,7 @@ func Main(ctx context.Context, st *State) int {
 	case "serve":
 		return serveCommand(ctx, st, args)
 	case "version", "--version":
-		fmt.Fprintf(st.Stdout, "stepbox %s\n", Version)
-		return ExitOK
+		return versionCommand(ctx, st)
 	case "help", "-h", "--help":
 		if len(args) > 0 && args[0] == "run" {
 			fmt.Fprint(st.Stdout, runUsage)

@@ -1,4 +1,4 @@
-//go:build cgo
+//go:build cgo && !stepbox_noglpk
 
 package glpk
 
@@ -50,8 +50,11 @@ var (
 	_ = [1]struct{}{}[kindBinary-C.GLP_BV]
 )
 
-// available: GLPK is linked in.
-const available = true
+// available: GLPK is linked in, so there is no unavailableWhy.
+const (
+	available      = true
+	unavailableWhy = ""
+)
 
 // serial is held around solves when this GLPK keeps its environment in a
 // global instead of thread-local storage (a build without TLS); Debian's
