@@ -71,6 +71,8 @@ var serial = sync.OnceValue(func() *sync.Mutex {
 // version is GLPK's version, "5.0" on Debian 12.
 func version() string { return C.GoString(C.glp_version()) }
 
+func (p *problem) ncols() int { return len(p.cols) }
+
 // cancelFlag is a C int that Go sets while C reads it.
 type cancelFlag struct{ p *C.int }
 

@@ -6,7 +6,7 @@ package glpk
 // or with the stepbox_noglpk tag (GLPK is GPL-3; the tag keeps a binary
 // under Stepbox's own licence). Solve fails with KindUnavailable, saying
 // which (unavailableWhy) and what to do; it checks available before
-// calling anything here.
+// calling run.
 
 const available = false
 
@@ -18,6 +18,8 @@ func newCancelFlag() cancelFlag { return cancelFlag{} }
 func (cancelFlag) set()         {}
 func (cancelFlag) free()        {}
 
+// run is never called (Solve checks Available first); were it called, the
+// solve would fail as a solver error.
 func run(*problem, bool, float64, int, int, cancelFlag) outcome {
-	panic("glpk: run in a build without GLPK")
+	return outcome{failed: "GLPK is not in this binary"}
 }
