@@ -18,8 +18,13 @@ sb_can_install() {
   [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1
 }
 
-# sb_install [APT-OPTION...] PACKAGE...: installs them, quietly (errors
-# still reach stderr).
+# sb_install [APT-OPTION...] PACKAGE...: installs them; apt's output shows
+# only when it fails.
 sb_install() {
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  local log rc=0
+  log=$(mktemp) || return
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@"; } >"$log" 2>&1 || rc=$?
+  [ "$rc" = 0 ] || cat "$log" >&2
+  rm -f "$log"
+  return "$rc"
 }
