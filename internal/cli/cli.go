@@ -58,7 +58,7 @@ Usage:
   stepbox compile STEP.ts       compile a TypeScript step to JavaScript
   stepbox packages install|list install or check the npm package catalogue
   stepbox serve [flags]         serve the API (gRPC, Connect, HTTP+JSON)
-  stepbox version               print the version
+  stepbox version               print the version and which modules this binary has
   stepbox help [COMMAND]        show help
 
 Run 'stepbox help COMMAND' (or 'stepbox COMMAND --help') for a command's
@@ -81,8 +81,7 @@ func Main(ctx context.Context, st *State) int {
 	case "serve":
 		return serveCommand(ctx, st, args)
 	case "version", "--version":
-		fmt.Fprintf(st.Stdout, "stepbox %s\n", Version)
-		return ExitOK
+		return versionCommand(ctx, st)
 	case "help", "-h", "--help":
 		if len(args) > 0 && args[0] == "run" {
 			fmt.Fprint(st.Stdout, runUsage)

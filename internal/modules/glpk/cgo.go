@@ -1,4 +1,4 @@
-//go:build cgo
+//go:build cgo && !stepbox_noglpk
 
 package glpk
 
@@ -50,8 +50,11 @@ var (
 	_ = [1]struct{}{}[kindBinary-C.GLP_BV]
 )
 
-// available: GLPK is linked in.
-const available = true
+// available: GLPK is linked in, so there is no unavailableWhy.
+const (
+	available      = true
+	unavailableWhy = ""
+)
 
 // serial is held around solves when this GLPK keeps its environment in a
 // global instead of thread-local storage (a build without TLS); Debian's
@@ -67,6 +70,8 @@ var serial = sync.OnceValue(func() *sync.Mutex {
 
 // version is GLPK's version, "5.0" on Debian 12.
 func version() string { return C.GoString(C.glp_version()) }
+
+func (p *problem) ncols() int { return len(p.cols) }
 
 // cancelFlag is a C int that Go sets while C reads it.
 type cancelFlag struct{ p *C.int }

@@ -138,6 +138,11 @@
 //
 //	apt-get install -y build-essential libglpk-dev libltdl-dev
 //
-// Built without cgo, the package compiles and Solve fails with
-// KindUnavailable, wrapping errors.ErrUnsupported.
+// GLPK is GPL-3, so a binary that links it is GPL-3 as a whole. The build
+// tag stepbox_noglpk leaves it out even with cgo on (go build -tags
+// stepbox_noglpk), for embedders who keep their binary under Stepbox's
+// Apache-2.0 licence. In such a build, and in one without cgo, the package
+// compiles, Available and every Solve fail with KindUnavailable, wrapping
+// errors.ErrUnsupported, and the message says why and how to build a
+// binary with GLPK.
 package glpk

@@ -36,8 +36,9 @@ const (
 	// KindCanceled: ctx ended before or during the solve. Unwrap gives
 	// context.Canceled or context.DeadlineExceeded.
 	KindCanceled Kind = "canceled"
-	// KindUnavailable: this binary was built without cgo, so without
-	// GLPK. Unwrap gives errors.ErrUnsupported.
+	// KindUnavailable: this binary has no GLPK: it was built without cgo,
+	// or with the stepbox_noglpk tag. The message says which and how to
+	// build one that has it. Unwrap gives errors.ErrUnsupported.
 	KindUnavailable Kind = "unavailable"
 )
 

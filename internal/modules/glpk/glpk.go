@@ -198,6 +198,21 @@ func checkMsgLevel(lev float64) error {
 	return nil
 }
 
+// Available returns nil when this binary has GLPK, else the error every
+// Solve returns: KindUnavailable, wrapping errors.ErrUnsupported, with a
+// message that says why the binary has none (built without cgo, or with
+// the stepbox_noglpk tag) and how to build one that has.
+func Available() error {
+	if available {
+		return nil
+	}
+	return &Error{Kind: KindUnavailable, Message: "GLPK is not available: " + unavailableWhy, err: errors.ErrUnsupported}
+}
+
+// Version is the linked GLPK's version ("5.0" on Debian 12), "" in a
+// build without GLPK.
+func Version() string { return version() }
+
 // Solve validates model, a glpk.js model, solves it with GLPK and returns
 // glpk.js's result:
 //
@@ -220,8 +235,8 @@ func checkMsgLevel(lev float64) error {
 // limit: a canceled ctx without a deadline waits for it.
 func Solve(ctx context.Context, model json.RawMessage, opts Options) (json.RawMessage, error) {
 	start := time.Now()
-	if !available {
-		return nil, &Error{Kind: KindUnavailable, Message: "GLPK is not available: this binary was built without cgo", err: errors.ErrUnsupported}
+	if err := Available(); err != nil {
+		return nil, err
 	}
 	lim, err := opts.Limits.withDefaults()
 	if err != nil {

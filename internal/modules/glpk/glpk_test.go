@@ -1,4 +1,4 @@
-//go:build cgo
+//go:build cgo && !stepbox_noglpk
 
 package glpk_test
 

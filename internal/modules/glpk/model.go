@@ -78,8 +78,6 @@ type problem struct {
 	options json.RawMessage
 }
 
-func (p *problem) ncols() int { return len(p.cols) }
-
 // parseModel decodes and validates a model. Every error is a KindInvalid
 // or KindLimit *Error naming the offending member.
 func parseModel(raw json.RawMessage, lim Limits) (*problem, error) {

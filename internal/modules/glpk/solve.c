@@ -1,4 +1,4 @@
-//go:build cgo
+//go:build cgo && !stepbox_noglpk
 
 /* solve.c: one GLPK solve in one C call.
  *

@@ -1,0 +1,5 @@
+//go:build !cgo
+
+package glpk_test
+
+const built = "without cgo"

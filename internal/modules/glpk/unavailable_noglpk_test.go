@@ -1,0 +1,5 @@
+//go:build cgo && stepbox_noglpk
+
+package glpk_test
+
+const built = "with the stepbox_noglpk tag"
