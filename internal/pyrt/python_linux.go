@@ -25,8 +25,8 @@ type pythonInfo struct {
 	Prefix     string   `json:"prefix"`
 	Stdlib     string   `json:"stdlib"`
 	PlatStdlib string   `json:"platstdlib"`
-	Path       []string `json:"path"` // sys.path
-	Sites      []string `json:"sites"` // site.getsitepackages()
+	Path       []string `json:"path"`   // sys.path
+	Sites      []string `json:"sites"`  // site.getsitepackages()
 	TZPath     []string `json:"tzpath"` // zoneinfo.TZPATH
 	LibDir     string   `json:"libdir"`
 	Shared     bool     `json:"shared"` // linked against a shared libpython
