@@ -132,7 +132,11 @@ out = {r: [int(x["sum"]), int(x["count"])] for r, x in g.iterrows()}`
 // pandas included), alternating with the step run by run. Issue #17's
 // goal: step-p50-ms ≤ 15. back-to-back starts each run as soon as the one
 // before returned (it then waits for the zygote to fork its next child);
-// paced leaves 25 ms between runs (outside the latencies).
+// paced leaves 25 ms between runs, idle 300 ms, time enough for the next
+// spare to finish its warm-up of pandas (the pauses are outside the
+// latencies). For reference, each op also runs a trivial step ("return
+// 1", trivial-p50-ms: the floor of a run at that moment) and the step
+// reports its own time in its code (step-code-p50-ms).
 //
 //	go test ./sandbox -run '^$' -bench PythonPandas -benchtime 50x
 func BenchmarkPythonPandas(b *testing.B) {
@@ -142,14 +146,16 @@ func BenchmarkPythonPandas(b *testing.B) {
 	for _, bc := range []struct {
 		name  string
 		pause time.Duration
-	}{{"back-to-back", 0}, {"paced", 25 * time.Millisecond}} {
+	}{{"back-to-back", 0}, {"paced", 25 * time.Millisecond}, {"idle", 300 * time.Millisecond}} {
 		b.Run(bc.name, func(b *testing.B) {
 			e := newEngine(b, sandbox.Config{PoolSize: 1, Python: sandbox.PythonConfig{Preload: []string{"numpy", "pandas"}}})
 			var want string
+			var code []time.Duration // the step's own time in its code
 			step := func() time.Duration {
 				t0 := time.Now()
 				res, err := e.Run(context.Background(), req, nil)
 				d := time.Since(t0)
+				code = append(code, time.Duration(res.Stats.CodeMs*float64(time.Millisecond)))
 				if errors.Is(err, sandbox.ErrUnavailable) && !testenv.RequireJail() {
 					b.Skipf("Python: %v", err)
 				}
@@ -182,13 +188,24 @@ func BenchmarkPythonPandas(b *testing.B) {
 					b.StartTimer()
 				}
 			}
+			// A trivial step on the same engine: the floor of a run at
+			// this moment on this machine.
+			trivial := func() time.Duration {
+				t0 := time.Now()
+				if _, err := e.Run(context.Background(), sandbox.Request{Language: sandbox.Python, Code: "return 1"}, nil); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(t0)
+			}
 			// The first runs start the zygote, which imports pandas: not
 			// measured.
 			for range 3 {
 				step()
 			}
+			code = code[:0]
 			ls := make([]time.Duration, 0, b.N)
 			lc := make([]time.Duration, 0, b.N)
+			lt := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				if i%2 == 0 {
@@ -201,6 +218,8 @@ func BenchmarkPythonPandas(b *testing.B) {
 					ls = append(ls, step())
 				}
 				pause()
+				lt = append(lt, trivial())
+				pause()
 			}
 			b.StopTimer()
 			q := func(lat []time.Duration, p float64) float64 {
@@ -212,6 +231,8 @@ func BenchmarkPythonPandas(b *testing.B) {
 			b.ReportMetric(q(ls, 0.99), "step-p99-ms")
 			b.ReportMetric(c50, "python3-c-p50-ms")
 			b.ReportMetric(c50/s50, "python3-c/step")
+			b.ReportMetric(q(code, 0.50), "step-code-p50-ms")
+			b.ReportMetric(q(lt, 0.50), "trivial-p50-ms")
 		})
 	}
 }
