@@ -225,6 +225,9 @@ func (c Config) resolve() (*resolved, error) {
 		r.Meter = noMeter{}
 	}
 	errs = append(errs, c.resolveModules(r)...)
+	if err := c.Python.Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("python: %w", err))
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("stepbox: invalid config: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,5 +55,61 @@ func TestPythonDisabled(t *testing.T) {
 	_, err := e.Submit(context.Background(), sandbox.Request{Language: sandbox.Python, Code: "return 1"})
 	if !errors.Is(err, sandbox.ErrUnavailable) || !errors.Is(err, errors.ErrUnsupported) {
 		t.Fatalf("%v", err)
+	}
+}
+
+// By default a step imports what is installed for the interpreter: here
+// Debian's python3-pandas, which scripts/test installs, without preload,
+// within the default plan's memory.
+func TestPythonInstalledPackages(t *testing.T) {
+	_, res, err := run(t, engine(t), sandbox.Request{Language: sandbox.Python, Code: `import pandas as pd
+df = pd.DataFrame({"k": [i % 3 for i in range(10000)], "v": range(10000)})
+return {str(k): int(v) for k, v in df.groupby("k")["v"].sum().items()}`}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.Value) != `{"0":16668333,"1":16661667,"2":16665000}` {
+		t.Fatalf("result %s", res.Value)
+	}
+}
+
+func TestPythonConfigValidate(t *testing.T) {
+	for _, c := range []struct {
+		cfg  sandbox.PythonConfig
+		want string
+	}{
+		{sandbox.PythonConfig{Packages: "all"}, `python: packages: "all" is not "auto", "none" or "dirs"`},
+		{sandbox.PythonConfig{Packages: "none", SitePackages: []string{"/opt/site"}}, "python: packages: \"none\" (the standard library only), but sitePackages are set"},
+		{sandbox.PythonConfig{Packages: "dirs"}, `python: packages: "dirs", but no sitePackages are set`},
+		{sandbox.PythonConfig{SitePackages: []string{"site"}}, `python: sitePackages[0]: "site" is not an absolute path`},
+		{sandbox.PythonConfig{Preload: []string{"numpy", "os; import x"}}, `python: preload[1]: "os; import x" is not a module name`},
+	} {
+		_, err := sandbox.New(sandbox.Config{Python: c.cfg})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		in, packages string
+		dirs         []string
+	}{
+		{"auto", "auto", nil},
+		{"none", "none", nil},
+		{"/opt/a, /opt/b/", "dirs", []string{"/opt/a", "/opt/b"}},
+		{"auto,/opt/a", "auto", []string{"/opt/a"}},
+	} {
+		var pc sandbox.PythonConfig
+		if err := pc.SetPackages(c.in); err != nil || pc.Packages != c.packages || !slices.Equal(pc.SitePackages, c.dirs) {
+			t.Errorf("SetPackages(%q): %q %q %v", c.in, pc.Packages, pc.SitePackages, err)
+		}
+		if err := pc.Validate(); err != nil {
+			t.Errorf("SetPackages(%q): %v", c.in, err)
+		}
+	}
+	for _, in := range []string{"", "site", "/opt/a,,/opt/b", "none,/opt/a", "/opt/a,auto"} {
+		var pc sandbox.PythonConfig
+		if err := pc.SetPackages(in); err == nil {
+			t.Errorf("SetPackages(%q) = %q %q, want an error", in, pc.Packages, pc.SitePackages)
+		}
 	}
 }

@@ -349,6 +349,11 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	if err := c.Python.Validate(); err != nil {
+		for _, e := range egress.Unjoin(err) {
+			errs = append(errs, fmt.Errorf("python.%w", e)) // "python.packages: ..."
+		}
+	}
 	if c.Egress == nil && c.AuditFile != "" {
 		bad("auditFile", "set, but egress is off: there is nothing to audit")
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -397,5 +398,45 @@ auditFile: /tmp/audit.jsonl
 	ec := c.EngineConfig()
 	if len(ec.PlanModules["pro"]) != 3 || ec.PlanModules["free"] == nil || ec.Packages.CacheDir != "/var/cache/stepbox" || !ec.Python.Disabled {
 		t.Fatalf("engine config %+v", ec)
+	}
+}
+
+// TestPythonConfig: the interpreter, the packages and the preload list,
+// from the file and the environment, checked with the other fields.
+func TestPythonConfig(t *testing.T) {
+	c, err := server.ParseConfig([]byte("python:\n  interpreter: /opt/venv/bin/python\n  packages: dirs\n  sitePackages: [/opt/site]\n  preload: [numpy, pandas]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if p := c.EngineConfig().Python; p.Interpreter != "/opt/venv/bin/python" || p.Packages != "dirs" || p.SitePackages[0] != "/opt/site" || p.Preload[1] != "pandas" {
+		t.Fatalf("%+v", p)
+	}
+	env := map[string]string{"STEPBOX_PYTHON": "/usr/bin/python3", "STEPBOX_PYTHON_PACKAGES": "auto,/opt/extra", "STEPBOX_PYTHON_PRELOAD": "numpy, pandas,json"}
+	if err := c.ApplyEnv(func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if p := c.Python; p.Interpreter != "/usr/bin/python3" || p.Packages != "auto" || !slices.Equal(p.SitePackages, []string{"/opt/extra"}) ||
+		!slices.Equal(p.Preload, []string{"numpy", "pandas", "json"}) {
+		t.Fatalf("%+v", p)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	env = map[string]string{"STEPBOX_PYTHON_PACKAGES": "site-packages", "STEPBOX_PYTHON_PRELOAD": "numpy,os;x"}
+	if err := c.ApplyEnv(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "STEPBOX_PYTHON_PACKAGES (python.packages)") {
+		t.Fatalf("bad packages: %v", err)
+	}
+	err = c.Validate()
+	if err == nil || !strings.Contains(err.Error(), `python.preload[1]: "os;x" is not a module name`) {
+		t.Fatalf("bad preload: %v", err)
+	}
+	c = server.Config{Python: sandbox.PythonConfig{Packages: "none", SitePackages: []string{"lib"}}}
+	err = c.Validate()
+	if err == nil || !strings.Contains(err.Error(), `python.packages: "none" (the standard library only), but sitePackages are set`) ||
+		!strings.Contains(err.Error(), `python.sitePackages[0]: "lib" is not an absolute path`) {
+		t.Fatalf("bad packages: %v", err)
 	}
 }

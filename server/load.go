@@ -284,6 +284,15 @@ var envVars = []struct {
 		return err
 	}},
 	{"STEPBOX_LOG_LEVEL", "logLevel", func(c *Config, v string) error { c.LogLevel = v; return nil }},
+	{"STEPBOX_PYTHON", "python.interpreter", func(c *Config, v string) error { c.Python.Interpreter = v; return nil }},
+	{"STEPBOX_PYTHON_PACKAGES", "python.packages", func(c *Config, v string) error { return c.Python.SetPackages(v) }},
+	{"STEPBOX_PYTHON_PRELOAD", "python.preload", func(c *Config, v string) error {
+		c.Python.Preload = strings.Split(v, ",") // python.preload checks each name
+		for i, m := range c.Python.Preload {
+			c.Python.Preload[i] = strings.TrimSpace(m)
+		}
+		return nil
+	}},
 }
 
 func setInt(p *int, v string) error {

@@ -40,6 +40,18 @@ Flags:
                        flag may repeat): duckdb and glpk become globals of that
                        name, e.g. --modules duckdb,glpk; npm packages need no
                        flag: the step imports them
+  --python PATH        the python3 that runs a .py step (default /usr/bin/python3,
+                       else python3 on PATH); a virtualenv's python brings the
+                       venv's packages
+  --python-packages P  what a .py step can import besides the standard library:
+                       auto (default: what is installed for the interpreter,
+                       e.g. Debian's python3-numpy and python3-pandas), none
+                       (the standard library only), or a comma-separated list
+                       of absolute directories (only those; "auto,DIR,..." adds
+                       them to the interpreter's own)
+  --python-preload LIST  modules imported once before the step, comma-separated,
+                       instead of the default (json, re, datetime, ...), e.g.
+                       --python-preload pandas
   --json               print every event as one JSON line on stdout
   --unsafe-dev         UNSAFE development mode: run a JavaScript or TypeScript
                        step inside this process, without the worker jail (for
@@ -56,6 +68,9 @@ type runFlags struct {
 	json                     bool
 	modules                  listFlag
 	unsafeDev                bool
+	python, pythonPackages   string
+	pythonPreload            listFlag
+	pythonPreloadSet         bool
 }
 
 // listFlag is a flag of comma-separated names that may repeat.
@@ -89,6 +104,12 @@ func runCommand(ctx context.Context, st *State, args []string) int {
 	fs.StringVar(&f.egress, "egress", "", "")
 	fs.Var(&f.modules, "modules", "")
 	fs.BoolVar(&f.unsafeDev, "unsafe-dev", false, "")
+	fs.StringVar(&f.python, "python", "", "")
+	fs.StringVar(&f.pythonPackages, "python-packages", "", "")
+	fs.Func("python-preload", "", func(s string) error {
+		f.pythonPreloadSet = true
+		return f.pythonPreload.Set(s)
+	})
 	file, exit, ok := oneFile(st, fs, args, "run", "step file", runUsage)
 	if !ok {
 		return exit
@@ -204,6 +225,15 @@ func (f *runFlags) build(st *State, file string) (sandbox.Request, sandbox.Confi
 		if err := d.Decode(cfg.Egress); err != nil {
 			return req, cfg, nil, fmt.Errorf("--egress %s: %w", f.egress, err)
 		}
+	}
+	cfg.Python.Interpreter = f.python
+	if f.pythonPackages != "" {
+		if err := cfg.Python.SetPackages(f.pythonPackages); err != nil {
+			return req, cfg, nil, fmt.Errorf("--python-packages %w", err)
+		}
+	}
+	if f.pythonPreloadSet {
+		cfg.Python.Preload = f.pythonPreload
 	}
 	cfg.PoolSize = 1
 	cfg.Warm = -1 // one run: a warm pool would only cost a second VM

@@ -36,6 +36,19 @@ const (
 	DefaultStartTimeout     = 15 * time.Second
 )
 
+// Values of Config.Packages.
+const (
+	// PackagesAuto: what is installed for the interpreter, the directories
+	// of site.getsitepackages() that exist (Debian's dist-packages; a
+	// virtualenv's site-packages, and the system's too when the venv
+	// includes them), then Config.SitePackages.
+	PackagesAuto = "auto"
+	// PackagesNone: the standard library only.
+	PackagesNone = "none"
+	// PackagesDirs: Config.SitePackages only.
+	PackagesDirs = "dirs"
+)
+
 // DefaultPreload are the modules the zygote imports once, so that a step's
 // import of them costs nothing.
 var DefaultPreload = []string{"json", "re", "datetime", "decimal", "statistics", "math", "collections", "itertools", "functools"}
@@ -51,9 +64,16 @@ type Config struct {
 	// when the host is root): a pyenv under /root is not.
 	Python string
 
-	// SitePackages are extra directories (absolute) appended to sys.path
-	// and bound read-only into the jail, for example a virtualenv's
-	// site-packages. Default: none (the standard library only).
+	// Packages says which installed packages a step can import besides
+	// the standard library: PackagesAuto, PackagesNone or PackagesDirs.
+	// Empty means PackagesAuto, or PackagesDirs when SitePackages is set
+	// (what SitePackages alone meant before there was Packages).
+	Packages string
+
+	// SitePackages are directories (absolute) appended to sys.path, after
+	// the interpreter's own under PackagesAuto, and bound read-only into
+	// the jail. Their .pth files are not processed. PackagesNone allows
+	// none; PackagesDirs needs at least one.
 	SitePackages []string
 
 	// Preload lists the modules the zygote imports before it forks any
@@ -98,6 +118,16 @@ type Config struct {
 
 var moduleName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 
+// IsModuleName reports whether s is a dotted Python module name
+// ("numpy", "os.path"), as Config.Preload needs.
+func IsModuleName(s string) bool { return moduleName.MatchString(s) }
+
+// Validate reports every problem of c, without looking at the machine.
+func (c Config) Validate() error {
+	_, err := c.withDefaults()
+	return err
+}
+
 // withDefaults returns c with defaults filled in, or every problem.
 func (c Config) withDefaults() (Config, error) {
 	var errs []error
@@ -109,6 +139,24 @@ func (c Config) withDefaults() (Config, error) {
 		if !moduleName.MatchString(m) {
 			errs = append(errs, fmt.Errorf("pyrt: config: Preload: %q is not a module name", m))
 		}
+	}
+	switch c.Packages {
+	case "":
+		c.Packages = PackagesAuto
+		if len(c.SitePackages) > 0 {
+			c.Packages = PackagesDirs
+		}
+	case PackagesAuto:
+	case PackagesNone:
+		if len(c.SitePackages) > 0 {
+			errs = append(errs, fmt.Errorf("pyrt: config: Packages %q (the standard library only), but SitePackages are set: use %q or %q", c.Packages, PackagesDirs, PackagesAuto))
+		}
+	case PackagesDirs:
+		if len(c.SitePackages) == 0 {
+			errs = append(errs, fmt.Errorf("pyrt: config: Packages %q, but no SitePackages are set", c.Packages))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("pyrt: config: Packages %q is not %q, %q or %q", c.Packages, PackagesAuto, PackagesNone, PackagesDirs))
 	}
 	sites := make([]string, 0, len(c.SitePackages))
 	for _, p := range c.SitePackages {

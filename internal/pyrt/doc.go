@@ -45,15 +45,19 @@
 // the host ids of its worker (jail.Prepare: new user, pid, network,
 // mount, IPC and UTS namespaces, and cgroups where granted) and starts it
 // from its spawner thread. MaybeZygote calls jail.Enter, which builds the
-// read-only root (the interpreter, its standard library,
-// Config.SitePackages and jail.SystemLibraryBinds, plus a small private
-// /tmp), drops every capability, sets no_new_privs and installs the jail's
+// read-only root (the interpreter, its standard library, its
+// site-packages (Config.Packages, Config.SitePackages), its time zone
+// database, jail.SystemLibraryBinds and the /etc/alternatives links that
+// lead into them, each path's symbolic links recreated; plus a small
+// private /tmp), drops every capability, sets no_new_privs and installs the jail's
 // seccomp filter, and then execveat()s python3 from a descriptor (the one
 // exec the filter allows). The interpreter runs the embedded prelude.py: it
 // stacks a second seccomp filter that refuses execve and execveat outright
 // (and checks that it took), makes itself non-dumpable again, imports
 // Config.Preload, freezes the garbage collector's view of the heap and says
-// "ready". Ready reads that hello on the host's end of the control socket,
+// "ready" (after a warm-up of preloaded numpy and pandas: see _WARMUPS in
+// prelude.py; the launcher's environment makes their thread pools run one
+// thread). Ready reads that hello on the host's end of the control socket,
 // within Config.StartTimeout, measures the zygote's address space and
 // resident set (/proc/<pid>/statm: a run's RLIMIT_AS and its heap figure
 // are counted from them) and opens /proc/<pid>/net/unix. The pool then
@@ -173,9 +177,11 @@
 //     queues, setsid and setpgid.
 //   - The prelude's stacked filter: no exec of anything (os.system,
 //     subprocess, os.exec*), even of binaries the read-only binds expose.
-//   - The read-only root: the interpreter, its standard library, the extra
-//     site-packages and the system's shared libraries only; no /etc beyond
-//     ld.so.cache, no /proc, no /home; /tmp is the jail's own tmpfs
+//   - The read-only root: the interpreter, its standard library, its
+//     site-packages, the time zone database and the system's shared
+//     libraries only; no /etc beyond ld.so.cache and the /etc/alternatives
+//     links that lead into those (Debian's BLAS and LAPACK), no /proc, no
+//     /home (TestDataStackConfinement); /tmp is the jail's own tmpfs
 //     (Config.TmpfsSizeBytes, Config.TmpfsInodes), the only place a step
 //     can write, emptied and proven clean after every run (below).
 //   - Per-run rlimits, set by the run process on itself before the step

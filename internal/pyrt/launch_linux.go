@@ -105,9 +105,21 @@ func launch(specJSON string) error {
 		unix.Close(fd)
 	}
 	argv := []string{spec.Python, "-I", "-S", "-B", "-X", "utf8", "-c", loader, preludeSource, spec.Config}
-	env := []string{"LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=/tmp"}
+	env := append([]string{"LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=/tmp"}, threadEnv...)
 	runtime.LockOSThread()
 	return execveat(execFD, argv, env)
+}
+
+// threadEnv makes the thread pools of numerical libraries (OpenBLAS, an
+// OpenMP runtime, MKL, numexpr, Apple's Accelerate elsewhere) run one
+// thread, in the caller's. They read it when they load, and a zygote that
+// imported one of them with worker threads would fork runs without those
+// threads, whose locks could be held: a run would hang in its first
+// matrix product. One thread also keeps a run within its RLIMIT_NPROC and
+// its CPU share.
+var threadEnv = []string{
+	"OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1",
+	"NUMEXPR_NUM_THREADS=1", "VECLIB_MAXIMUM_THREADS=1", "GOTO_NUM_THREADS=1",
 }
 
 // execveat executes the program open at fd (AT_EMPTY_PATH): the only form

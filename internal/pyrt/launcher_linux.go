@@ -63,7 +63,11 @@ func newLauncher(cfg Config, testKeepTmp string) (*Launcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	binds, err := py.binds(cfg.SitePackages)
+	sites, err := py.sitePackages(cfg)
+	if err != nil {
+		return nil, err
+	}
+	binds, err := py.binds(sites)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +77,7 @@ func newLauncher(cfg Config, testKeepTmp string) (*Launcher, error) {
 	}
 	pc, err := json.Marshal(preludeConfig{
 		Filter: hex.EncodeToString(filter), SysSeccomp: unix.SYS_SECCOMP,
-		Path: cfg.SitePackages, Preload: cfg.Preload, TestKeepTmp: testKeepTmp,
+		Path: sites, Preload: cfg.Preload, TestKeepTmp: testKeepTmp,
 	})
 	if err != nil {
 		return nil, err

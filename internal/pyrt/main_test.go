@@ -13,5 +13,5 @@ func TestMain(m *testing.M) {
 	// A worker of the tests' pools, a zygote's launcher and jail.Probe's
 	// child never return from here.
 	worker.TakeOver()
-	testenv.Main(m, closeShared)
+	testenv.Main(m, closeShared, closeDataStack)
 }
