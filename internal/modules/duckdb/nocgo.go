@@ -13,7 +13,7 @@ import (
 
 var errUnavailable = &Error{
 	Kind:    KindUnavailable,
-	Message: "DuckDB is not available: this binary was built without cgo",
+	Message: "DuckDB is not available: this binary was built without cgo; install build-essential and rebuild with cgo (scripts/stepbox does, as root)",
 	err:     errors.ErrUnsupported,
 }
 
