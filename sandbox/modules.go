@@ -240,8 +240,7 @@ func importError(ts *tsMapper, imp jsrt.Import, format string, args ...any) *Err
 		ts.failure(f)
 		e.Position = &Position{Line: f.Position.Line, Column: f.Position.Column}
 	}
-	e.Message = fmt.Sprintf("%s (line %d)", e.Message, e.Position.Line)
-	return e
+	return e // the position is the error's Position, not repeated in its message
 }
 
 // bundle returns p's bundle: from memory, from the cache, or installed now

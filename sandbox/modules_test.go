@@ -530,7 +530,7 @@ func TestModulesOnRequest(t *testing.T) {
 		{"unknown module", sandbox.Request{Code: "1", Modules: []string{"sqlite"}}, `unknown module "sqlite" (known: duckdb, glpk, simple-statistics)`},
 		{"module not in the plan", sandbox.Request{Code: "1", Plan: "sql", Modules: []string{"duckdb", "glpk"}}, `module "glpk" is not allowed by plan "sql"`},
 		{"no module in the plan", sandbox.Request{Code: "1", Plan: "none", Modules: []string{"duckdb"}}, `module "duckdb" is not allowed by plan "none"`},
-		{"package not in the plan", sandbox.Request{Code: `import { mean } from "simple-statistics"`, Plan: "sql"}, `package "simple-statistics" is not allowed by plan "sql" (line 1)`},
+		{"package not in the plan", sandbox.Request{Code: `import { mean } from "simple-statistics"`, Plan: "sql"}, `package "simple-statistics" is not allowed by plan "sql"`},
 		{"package for Python", sandbox.Request{Code: "1", Language: sandbox.Python, Modules: []string{"simple-statistics"}}, `"simple-statistics" is an npm package: Python steps may use the built-in modules only (duckdb, glpk)`},
 		{"Python module not in the plan", sandbox.Request{Code: "1", Language: sandbox.Python, Plan: "sql", Modules: []string{"glpk"}}, `module "glpk" is not allowed by plan "sql"`},
 	} {
@@ -539,6 +539,9 @@ func TestModulesOnRequest(t *testing.T) {
 			var se *sandbox.Error
 			if !errors.As(err, &se) || se.Code != sandbox.CodeValidation || se.Message != tc.msg {
 				t.Fatalf("got %v, want VALIDATION %q", err, tc.msg)
+			}
+			if tc.req.Code != "1" && (se.Position == nil || se.Position.Line != 1) {
+				t.Fatalf("an import's refusal without its position: %+v", se.Position)
 			}
 		})
 	}
@@ -619,7 +622,7 @@ return [mean(xs), median(xs), Math.round(standardDeviation(xs) * 1e6) / 1e6, lr.
 	t.Run("not in the catalogue", func(t *testing.T) {
 		for _, code := range []string{"const a = 1;\nimport _ from 'lodash';", "import fs from 'fs'"} {
 			se := expectModuleError(t, sandbox.Request{Code: code}, sandbox.CodeValidation, "")
-			if !strings.Contains(se.Message, "is not in the catalogue") || se.Position == nil {
+			if !strings.Contains(se.Message, "is not in the catalogue") || se.Position == nil || strings.Contains(se.Message, "(line ") {
 				t.Errorf("%q: %s %+v", code, se.Message, se.Position)
 			}
 		}

@@ -49,9 +49,15 @@ func compileError(err error) *Error {
 	}
 	e := &Error{Code: CodeValidation, err: err}
 	var msgs []string
-	for _, d := range ce.Diagnostics {
+	for i, d := range ce.Diagnostics {
 		e.Diagnostics = append(e.Diagnostics, Diagnostic{Line: d.Line, Column: d.Column, Message: d.Message})
-		msgs = append(msgs, d.String())
+		if i == 0 && d.Line > 0 {
+			// The first problem's position is the error's Position, as for
+			// a JavaScript syntax error: the message does not repeat it.
+			msgs = append(msgs, d.Message)
+		} else {
+			msgs = append(msgs, d.String())
+		}
 	}
 	e.Message = strings.Join(msgs, "\n")
 	if len(ce.Diagnostics) > 0 && ce.Diagnostics[0].Line > 0 {

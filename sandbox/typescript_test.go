@@ -67,6 +67,11 @@ func TestTypeScriptCompileErrors(t *testing.T) {
 	if len(se.Diagnostics) < 1 || se.Diagnostics[0].Line != 2 || se.Position.Line != 2 {
 		t.Fatalf("diagnostics %+v", se.Diagnostics)
 	}
+	// The position once, in Position: the message starts with the first
+	// problem itself, and names the later ones' positions.
+	if first := strings.SplitN(se.Message, "\n", 2)[0]; first != se.Diagnostics[0].Message {
+		t.Errorf("message %q: its first line should be the first problem, %q", se.Message, se.Diagnostics[0].Message)
+	}
 	_, err = engine(t).Submit(context.Background(), sandbox.Request{Language: sandbox.TypeScript, Code: "const = 1"})
 	if !errors.Is(err, sandbox.ErrValidation) {
 		t.Fatalf("Submit: %v", err)
