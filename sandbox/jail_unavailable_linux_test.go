@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stepbox/stepbox/internal/testenv"
@@ -32,7 +30,7 @@ func init() {
 func noUserNSHelper() {
 	out := map[string]any{}
 	defer func() { b, _ := json.Marshal(out); fmt.Println(string(b)) }()
-	if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0); err != nil {
+	if err := testenv.DisableUserNamespaces(); err != nil {
 		out["error"] = err.Error()
 		return
 	}
@@ -67,22 +65,7 @@ func noUserNSHelper() {
 // run of an in-process engine to be UNAVAILABLE, and JavaScript in-process
 // to run.
 func TestJailUnavailable(t *testing.T) {
-	cmd := exec.Command("/proc/self/exe", "-test.run=^$")
-	cmd.Env = append(os.Environ(), envNoUserNS+"=1", "GORACE=atexit_sleep_ms=0")
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	b, err := cmd.Output()
-	if errors.Is(err, syscall.EPERM) && !testenv.RequireJail() {
-		t.Skipf("this machine gives no user namespaces to test with: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("%v: %s\n%s", err, b, stderr.String())
-	}
+	b := testenv.OutputWithoutUserNamespaces(t, envNoUserNS+"=1")
 	type verdict struct {
 		Err         string
 		As          bool

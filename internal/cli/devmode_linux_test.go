@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/stepbox/stepbox/internal/cli"
@@ -39,7 +36,7 @@ func noUserNSHelper(argsJSON string) {
 		fmt.Printf("{\"error\":%q}\n", err.Error())
 		return
 	}
-	if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0); err != nil {
+	if err := testenv.DisableUserNamespaces(); err != nil {
 		fmt.Printf("{\"error\":%q}\n", err.Error())
 		return
 	}
@@ -60,22 +57,7 @@ func noUserNSHelper(argsJSON string) {
 func stepboxNoUserNS(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	a, _ := json.Marshal(args)
-	cmd := exec.Command("/proc/self/exe", "-test.run=^$")
-	cmd.Env = append(os.Environ(), envNoUserNS+"="+string(a), "GORACE=atexit_sleep_ms=0")
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Cloneflags:  syscall.CLONE_NEWUSER,
-		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
-		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	b, err := cmd.Output()
-	if errors.Is(err, syscall.EPERM) && !testenv.RequireJail() {
-		t.Skipf("this machine gives no user namespaces to test with: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("%v: %s\n%s", err, b, stderr.String())
-	}
+	b := testenv.OutputWithoutUserNamespaces(t, envNoUserNS+"="+string(a))
 	var got struct {
 		Error          string
 		Code           int

@@ -6,12 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/stepbox/stepbox/internal/jail"
+	"github.com/stepbox/stepbox/internal/testenv"
 )
 
 func init() {
@@ -23,7 +23,7 @@ func init() {
 		case "maxuserns":
 			// This process is root of a user namespace of its own, whose
 			// limit on nested user namespaces it may set.
-			if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0"), 0); err != nil {
+			if err := testenv.DisableUserNamespaces(); err != nil {
 				fmt.Printf("{\"error\":%q}\n", err.Error())
 				return
 			}
@@ -66,12 +66,7 @@ func TestExplain(t *testing.T) {
 			cmd := exec.Command("/proc/self/exe")
 			cmd.Env = childEnv(envHelper+"=explain", envArg+"="+c.arg)
 			if c.arg == "maxuserns" {
-				uid, gid := os.Geteuid(), os.Getegid()
-				cmd.SysProcAttr = &syscall.SysProcAttr{
-					Cloneflags:  syscall.CLONE_NEWUSER,
-					UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: uid, Size: 1}},
-					GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: gid, Size: 1}},
-				}
+				testenv.InOwnUserNamespace(cmd)
 			}
 			out, err := cmd.CombinedOutput()
 			if err != nil {
