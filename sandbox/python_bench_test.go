@@ -105,10 +105,7 @@ return out`}
 				}
 			}
 			b.StopTimer()
-			q := func(lat []time.Duration, p float64) float64 {
-				slices.Sort(lat)
-				return float64(lat[int(float64(len(lat)-1)*p)]) / float64(time.Millisecond)
-			}
+			q := quantileMs
 			j50, p50 := q(lj, 0.50), q(lp, 0.50)
 			b.ReportMetric(j50, "js-p50-ms")
 			b.ReportMetric(q(lj, 0.99), "js-p99-ms")
@@ -222,10 +219,7 @@ func BenchmarkPythonPandas(b *testing.B) {
 				pause()
 			}
 			b.StopTimer()
-			q := func(lat []time.Duration, p float64) float64 {
-				slices.Sort(lat)
-				return float64(lat[int(float64(len(lat)-1)*p)]) / float64(time.Millisecond)
-			}
+			q := quantileMs
 			s50, c50 := q(ls, 0.50), q(lc, 0.50)
 			b.ReportMetric(s50, "step-p50-ms")
 			b.ReportMetric(q(ls, 0.99), "step-p99-ms")
@@ -235,4 +229,11 @@ func BenchmarkPythonPandas(b *testing.B) {
 			b.ReportMetric(q(lt, 0.50), "trivial-p50-ms")
 		})
 	}
+}
+
+// quantileMs returns the p quantile of lat (which it sorts), in
+// milliseconds.
+func quantileMs(lat []time.Duration, p float64) float64 {
+	slices.Sort(lat)
+	return float64(lat[int(float64(len(lat)-1)*p)]) / float64(time.Millisecond)
 }
