@@ -33,7 +33,9 @@ func TestServerExample(t *testing.T) {
 		Getenv: func(k string) string { return map[string]string{"STEPBOX_METRICS_LISTEN": "127.0.0.1:0"}[k] },
 	}
 	exit := make(chan int, 1)
-	go func() { exit <- serveCommand(context.Background(), st, []string{"--config", cfg, "--listen", "127.0.0.1:0"}) }()
+	go func() {
+		exit <- serveCommand(context.Background(), st, []string{"--config", cfg, "--listen", "127.0.0.1:0"})
+	}()
 	addr := ""
 	re := regexp.MustCompile(`"msg":"listening","listen":"([^"]+)"`)
 	timeout := time.After(testenv.ScaleDuration(10 * time.Second))
