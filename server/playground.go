@@ -18,8 +18,9 @@ import (
 )
 
 // The playground is a page at / for trying steps by hand: an editor,
-// language, input and data fixtures, limits, and the run's events, result
-// or error, and stats. It is static HTML, CSS and JavaScript embedded in the
+// language, input and data fixtures, limits, modules, a network preset
+// (sent as the request's egress, which only narrows), and the run's
+// events, result or error (its line marked in the editor), and stats. It is static HTML, CSS and JavaScript embedded in the
 // binary (no build step, nothing loaded from elsewhere) and it calls the
 // same Run RPC over HTTP+JSON as any client, with the API key the user
 // types when the server authenticates callers. It runs nothing by itself,
