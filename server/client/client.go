@@ -2,9 +2,9 @@
 // the network, with the sandbox package's types.
 //
 //	c := client.New("http://127.0.0.1:8080", client.Options{APIKey: key})
-//	res, err := c.Run(ctx, sandbox.Request{Code: "return 1 + 1"}, nil)
+//	res, err := c.Run(ctx, contract.Request{Code: "return 1 + 1"}, nil)
 //
-//	st, err := c.Execute(ctx, sandbox.Request{Code: code})
+//	st, err := c.Execute(ctx, contract.Request{Code: code})
 //	for ev := range st.Events() {
 //		if dr := ev.DataRequest; dr != nil {
 //			st.Respond(dr.ID, answer(dr.Method, dr.Params))
@@ -12,7 +12,7 @@
 //	}
 //	res, err := st.Wait()
 //
-// Errors: a run that failed returns its *sandbox.Error, as with a local
+// Errors: a run that failed returns its *contract.Error, as with a local
 // engine; so does a request the server refused with the contract's code
 // (VALIDATION, or UNAVAILABLE: queue full, over the tenant's quota, shutting
 // down). Other failures (no or a bad API key, the network) return the
@@ -32,7 +32,7 @@ import (
 
 	"connectrpc.com/connect"
 
-	"github.com/stepbox/stepbox/sandbox"
+	"github.com/stepbox/stepbox/contract"
 	"github.com/stepbox/stepbox/server/internal/wire"
 
 	pb "github.com/stepbox/stepbox/proto/stepbox/v1"
@@ -82,19 +82,19 @@ func New(baseURL string, opts Options) *Client {
 
 // Result is a finished run, as Run returns it.
 type Result struct {
-	sandbox.Result
+	contract.Result
 	// RunID identifies the run in the server's logs.
 	RunID string
 	// Events are the run's non-terminal events, in order.
-	Events []sandbox.Event
+	Events []contract.Event
 }
 
 // Run runs req on the server and waits for its end. data answers the step's
 // data requests by method name (each value is marshalled to JSON; a
 // json.RawMessage is sent as is); a request for a method not in data
-// rejects in the step. On a failed run, the error is its *sandbox.Error and
+// rejects in the step. On a failed run, the error is its *contract.Error and
 // the Result still holds the run id and events.
-func (c *Client) Run(ctx context.Context, req sandbox.Request, data map[string]any) (Result, error) {
+func (c *Client) Run(ctx context.Context, req contract.Request, data map[string]any) (Result, error) {
 	answers := map[string]json.RawMessage{}
 	for m, v := range data {
 		b, err := marshal(v)
@@ -130,7 +130,7 @@ func (c *Client) Run(ctx context.Context, req sandbox.Request, data map[string]a
 // Execute starts req on the server and returns a Stream to follow it, once
 // the server has accepted the run. A refusal returns an error and no
 // Stream. ctx governs the whole run: when it ends, the run is aborted.
-func (c *Client) Execute(ctx context.Context, req sandbox.Request) (*Stream, error) {
+func (c *Client) Execute(ctx context.Context, req contract.Request) (*Stream, error) {
 	pr, err := wire.RequestToProto(req, nil)
 	if err != nil {
 		return nil, fmt.Errorf("stepbox client: %w", err)
@@ -162,7 +162,7 @@ func (c *Client) Execute(ctx context.Context, req sandbox.Request) (*Stream, err
 		id:     first.GetRunId(),
 		bidi:   bidi,
 		cancel: cancel,
-		events: make(chan sandbox.Event, 64),
+		events: make(chan contract.Event, 64),
 		done:   make(chan struct{}),
 	}
 	// Cancelling a request whose body is still open does not reset an
@@ -181,18 +181,18 @@ func (c *Client) Execute(ctx context.Context, req sandbox.Request) (*Stream, err
 }
 
 // Stream is the client's handle on a run started with Execute, like a
-// sandbox.Session: read Events to the end, answer data requests with
+// contract.Session: read Events to the end, answer data requests with
 // Respond, end early with Abort.
 type Stream struct {
 	id     string
 	bidi   *connect.BidiStreamForClient[pb.ExecuteRequest, pb.ExecuteResponse]
 	cancel context.CancelFunc
-	events chan sandbox.Event
+	events chan contract.Event
 
 	sendMu sync.Mutex // serialises Send; the receive goroutine only receives
 
 	done   chan struct{} // closed when result and err are set
-	result sandbox.Result
+	result contract.Result
 	err    error
 }
 
@@ -201,7 +201,7 @@ func (s *Stream) ID() string { return s.id }
 
 // Events returns the run's events in order; the channel is closed after
 // the terminal event, or when the stream breaks (Wait says why).
-func (s *Stream) Events() <-chan sandbox.Event { return s.events }
+func (s *Stream) Events() <-chan contract.Event { return s.events }
 
 // Respond answers the data request id with value, marshalled to JSON (a
 // json.RawMessage is sent as is).
@@ -231,7 +231,7 @@ func (s *Stream) Abort() error {
 
 // Wait blocks until the run ends and returns its result or its error. It
 // does not read events: keep reading Events, or the stream stalls.
-func (s *Stream) Wait() (sandbox.Result, error) {
+func (s *Stream) Wait() (contract.Result, error) {
 	<-s.done
 	return s.result, s.err
 }
@@ -283,17 +283,17 @@ func (s *Stream) receive() {
 }
 
 // CompileTypeScript compiles a TypeScript step on the server. A step that
-// does not compile returns a VALIDATION *sandbox.Error with every
+// does not compile returns a VALIDATION *contract.Error with every
 // diagnostic.
-func (c *Client) CompileTypeScript(ctx context.Context, source string) (sandbox.Compiled, error) {
+func (c *Client) CompileTypeScript(ctx context.Context, source string) (contract.Compiled, error) {
 	resp, err := c.rpc.CompileTypeScript(ctx, connect.NewRequest(&pb.CompileTypeScriptRequest{Source: source}))
 	if err != nil {
-		return sandbox.Compiled{}, rpcError(err)
+		return contract.Compiled{}, rpcError(err)
 	}
 	if e := resp.Msg.GetError(); e != nil {
-		return sandbox.Compiled{}, wire.ErrorFromProto(e)
+		return contract.Compiled{}, wire.ErrorFromProto(e)
 	}
-	return sandbox.Compiled{JS: resp.Msg.GetJs(), Map: resp.Msg.GetMap()}, nil
+	return contract.Compiled{JS: resp.Msg.GetJs(), Map: resp.Msg.GetMap()}, nil
 }
 
 // Health returns the server's health report.
@@ -305,7 +305,7 @@ func (c *Client) Health(ctx context.Context) (*pb.HealthResponse, error) {
 	return resp.Msg, nil
 }
 
-// rpcError returns the contract's *sandbox.Error attached to an RPC error
+// rpcError returns the contract's *contract.Error attached to an RPC error
 // by the server, or the error itself.
 func rpcError(err error) error {
 	var ce *connect.Error
