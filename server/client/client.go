@@ -181,7 +181,7 @@ func (c *Client) Execute(ctx context.Context, req contract.Request) (*Stream, er
 }
 
 // Stream is the client's handle on a run started with Execute, like a
-// contract.Session: read Events to the end, answer data requests with
+// sandbox.Session: read Events to the end, answer data requests with
 // Respond, end early with Abort.
 type Stream struct {
 	id     string
