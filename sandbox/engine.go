@@ -106,15 +106,11 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
 	return s, nil
 }
 
-// DataHandler answers a step's dataProxy.request(method, params). Its
-// result is sent to the step as JSON (a json.RawMessage is sent as is); an
-// error rejects the step's promise with the error's text.
-type DataHandler func(ctx context.Context, method string, params json.RawMessage) (any, error)
-
 // Run submits req and waits for its result, answering data requests with
-// handler, each on its own goroutine. A nil handler rejects every data
-// request. Run is for callers who need no events; use Submit to see console
-// and status events.
+// handler, each on its own goroutine: a handler's error, or an answer that
+// cannot be marshalled to JSON, rejects the step's await. A nil handler
+// rejects every data request. Run is for callers who need no events; use
+// Submit to see console and status events.
 func (e *Engine) Run(ctx context.Context, req Request, handler DataHandler) (Result, error) {
 	s, err := e.Submit(ctx, req)
 	if err != nil {
@@ -140,7 +136,10 @@ func (e *Engine) Run(ctx context.Context, req Request, handler DataHandler) (Res
 				_ = s.RespondError(dr.ID, err.Error())
 				return
 			}
-			_ = s.Respond(dr.ID, v)
+			if err := s.Respond(dr.ID, v); err != nil {
+				// Not JSON: the step's await rejects rather than waits.
+				_ = s.RespondError(dr.ID, err.Error())
+			}
 		}()
 	}
 	cancel()
@@ -192,7 +191,7 @@ func (e *Engine) prepare(ctx context.Context, req Request) (*jsrt.Job, *tsMapper
 	}
 	if req.Limits != (Limits{}) {
 		var err error
-		if lim, err = lim.lower(req.Limits, plan); err != nil {
+		if lim, err = lowerLimits(lim, req.Limits, plan); err != nil {
 			return nil, nil, newError(CodeValidation, err, "%v", err)
 		}
 	}
@@ -220,7 +219,7 @@ func (e *Engine) prepare(ctx context.Context, req Request) (*jsrt.Job, *tsMapper
 	default:
 		return nil, nil, newError(CodeValidation, nil, "unknown language %q (want javascript, typescript or python)", req.Language)
 	}
-	if f := lim.wire().CheckCode(len(req.Code)); f != nil {
+	if f := limitsWire(lim).CheckCode(len(req.Code)); f != nil {
 		err := newError(CodeValidation, nil, "%s", f.Message)
 		err.Limit = f.Limit
 		return nil, nil, err
@@ -245,7 +244,7 @@ func (e *Engine) prepare(ctx context.Context, req Request) (*jsrt.Job, *tsMapper
 	if err != nil {
 		return nil, nil, err
 	}
-	return &jsrt.Job{Code: code, Input: req.Input, Limits: lim.wire(), Modules: mods, Packages: pkgs}, ts, nil
+	return &jsrt.Job{Code: code, Input: req.Input, Limits: limitsWire(lim), Modules: mods, Packages: pkgs}, ts, nil
 }
 
 // newRunID returns a new run id: "run_" and 128 bits from crypto/rand in

@@ -61,7 +61,7 @@ func TestLanguagesOverTheWire(t *testing.T) {
 		})
 		for _, grpc := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/Execute/grpc=%v", step.lang, grpc), func(t *testing.T) {
-				st, err := ts.client(client.Options{GRPC: grpc}).Execute(context.Background(),
+				st, err := ts.client(client.Options{GRPC: grpc}).Submit(context.Background(),
 					sandbox.Request{Language: step.lang, Code: step.code, Input: json.RawMessage(`{"n": 21}`)})
 				if err != nil {
 					t.Fatal(err)

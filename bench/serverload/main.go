@@ -454,7 +454,7 @@ func (l *load) callExecute(ctx context.Context, req *pb.RunRequest, user string)
 	if req.Limits != nil {
 		sreq.Limits.WallMs = int(req.Limits.WallMs)
 	}
-	st, err := l.stream.Execute(ctx, sreq)
+	st, err := l.stream.Submit(ctx, sreq)
 	if err != nil {
 		return "", serverStats{}, classify(err)
 	}

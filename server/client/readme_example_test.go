@@ -12,30 +12,44 @@ import (
 	"log/slog"
 	"net"
 
+	"github.com/stepbox/stepbox/contract"
 	"github.com/stepbox/stepbox/sandbox"
 	"github.com/stepbox/stepbox/server"
 	"github.com/stepbox/stepbox/server/client"
 )
 
-// A client calls a Stepbox server with a tenant's API key: Run sends the
-// answers to the step's data requests with the step, Execute streams its
-// events and takes the answers as they are asked for.
+// A client calls a Stepbox server with a tenant's API key: Run answers the
+// step's data requests with a handler, as a local engine does; RunWithData
+// sends fixed answers with the step; Submit streams the run's events and
+// takes the answers as they are asked for.
 func ExampleClient() {
 	ctx := context.Background()
 	url, key, stop := startServer() // a server on loopback with one tenant, for this example
 	defer stop()
 
 	c := client.New(url, client.Options{APIKey: key}) // GRPC: true for gRPC
-	res, err := c.Run(ctx, sandbox.Request{
+
+	// As eng.Run: each data request is answered by calling the handler
+	// (over Execute); a nil handler is one unary Run.
+	res, err := c.Run(ctx, contract.Request{
 		Code:  `return (await dataProxy.request("user", {id: input.id})).name`,
 		Input: json.RawMessage(`{"id": 7}`),
-	}, map[string]any{"user": map[string]string{"name": "Ada"}}) // answers by method
+	}, func(ctx context.Context, method string, params json.RawMessage) (any, error) {
+		return map[string]string{"name": "Ada"}, nil
+	})
 	if err != nil {
-		log.Fatal(err) // the run's *sandbox.Error, as with a local engine
+		log.Fatal(err) // the run's *contract.Error (= *sandbox.Error), as with a local engine
 	}
 	fmt.Println(res.RunID != "", string(res.Value))
 
-	st, err := c.Execute(ctx, sandbox.Request{ // returns once the run is accepted
+	// Answers known in advance, by method, go with the request in one unary Run.
+	res, err = c.RunWithData(ctx, contract.Request{
+		Code: `return (await dataProxy.request("user", {})).name.length`,
+	}, map[string]any{"user": map[string]string{"name": "Ada"}})
+	fmt.Println(string(res.Value), err)
+
+	// As eng.Submit: returns once the run is accepted.
+	sess, err := c.Submit(ctx, contract.Request{
 		Code: `const a = await dataProxy.request("price", {sku: "A"});
 const b = await dataProxy.request("price", {sku: "B"});
 return a + b;`,
@@ -44,21 +58,22 @@ return a + b;`,
 		log.Fatal(err)
 	}
 	prices := map[string]float64{"A": 1.5, "B": 2}
-	for ev := range st.Events() {
+	for ev := range sess.Events() {
 		if dr := ev.DataRequest; dr != nil {
 			var p struct{ SKU string }
 			if err := json.Unmarshal(dr.Params, &p); err != nil {
 				log.Fatal(err)
 			}
-			if err := st.Respond(dr.ID, prices[p.SKU]); err != nil {
+			if err := sess.Respond(dr.ID, prices[p.SKU]); err != nil {
 				log.Fatal(err)
 			}
 		}
 	}
-	total, err := st.Wait()
+	total, err := sess.Wait()
 	fmt.Println(string(total.Value), err)
 	// Output:
 	// true "Ada"
+	// 3 <nil>
 	// 3.5 <nil>
 }
 
