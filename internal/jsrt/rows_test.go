@@ -76,7 +76,7 @@ func TestVMInternals(t *testing.T) {
 	if w.fastArray(rawValue(holey), 3) != nil {
 		t.Fatal("an array with a hole is read in place")
 	}
-	built, ok, _ := buildJSON(vm, `[{"a": 1}, {"a": 2}]`, func() bool { return false })
+	built, ok, _ := buildJSON(vm, `[{"a": 1}, {"a": 2}]`, func() bool { return false }, false)
 	if !ok {
 		t.Fatal("not built")
 	}
@@ -215,7 +215,7 @@ func TestBuildJSON(t *testing.T) {
 		texts = append(texts, randomJSON(r, 0))
 	}
 	for _, text := range texts {
-		v, ok, stopped := buildJSON(vm, text, func() bool { return false })
+		v, ok, stopped := buildJSON(vm, text, func() bool { return false }, false)
 		if !ok || stopped {
 			t.Errorf("%.60s: not built", text)
 			continue
@@ -235,7 +235,7 @@ func TestBuildJSON(t *testing.T) {
 		`"\u12"`, `1 2`, `[`, `{"a":`, `nul`, `truee`,
 		strings.Repeat("[", maxBuildDepth+1) + strings.Repeat("]", maxBuildDepth+1),
 	} {
-		if v, ok, _ := buildJSON(vm, text, func() bool { return false }); ok {
+		if v, ok, _ := buildJSON(vm, text, func() bool { return false }, false); ok {
 			v.Free()
 			t.Errorf("%.40q: built", text)
 		}
@@ -245,7 +245,7 @@ func TestBuildJSON(t *testing.T) {
 		text := `[` + strings.Repeat(`{"a":[1,"x",{"b":2}]},`, 20000) + `0]`
 		before := heap.bytes()
 		calls := 0
-		_, ok, stopped := buildJSON(vm, text, func() bool { calls++; return calls == 3 })
+		_, ok, stopped := buildJSON(vm, text, func() bool { calls++; return calls == 3 }, false)
 		if ok || !stopped {
 			t.Fatalf("ok %v stopped %v", ok, stopped)
 		}

@@ -454,11 +454,17 @@ func (rn *run) deliver(rep ipc.Reply) {
 // Go (jsonvalue.go) when it can be, built true, else the text itself, for
 // JSON.parse in the guest.
 func (rn *run) callJSON(kind, text string, args ...any) error {
+	return rn.callJSONAs(kind, text, false, args...)
+}
+
+// callJSONAs is callJSON, with integers beyond ±(2^53-1) built as BigInts
+// if bigints.
+func (rn *run) callJSONAs(kind, text string, bigints bool, args ...any) error {
 	var resume func()
 	if _, tls, ok := vmHandles(rn.m.vm); ok {
 		resume = rn.m.heap.deferGC(tls, 4*len(text))
 	}
-	v, ok, stopped := buildJSON(rn.m.vm, text, rn.stopping)
+	v, ok, stopped := buildJSON(rn.m.vm, text, rn.stopping, bigints)
 	if resume != nil {
 		resume()
 	}
