@@ -48,7 +48,7 @@ type jsonBuilder struct {
 	// gives up, and JSON.parse's reviver makes them.
 	bigints bool
 	steps   int
-	stop  bool // check said so
+	stop    bool // check said so
 
 	// shapes holds, for each sequence of keys objects start with, an
 	// object with those keys, so that the engine's shape for it lives
