@@ -293,6 +293,7 @@ func (rn *run) openDuckDB(ctx context.Context) (*duckdb.DB, error) {
 		MemoryLimitBytes: ModuleMemoryBytes(lim.MemoryMB),
 		Threads:          1,
 		MaxResultBytes:   duckResultBytes(lim.MemoryMB),
+		ExactDecimals:    rn.exactDecimals,
 	})
 }
 

@@ -53,13 +53,16 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 // run is the state of one execution. Its fields are touched only by the VM
 // goroutine, except where marked.
 type run struct {
-	rt     *Runtime
-	m      *machine
-	job    Job
-	budget *ipc.Budget
-	start  time.Time
-	wall   time.Time // wall deadline
-	cpu    cpuMeter
+	// exactDecimals: the run's DuckDB writes DECIMALs exactly
+	// (duckdb.Config.ExactDecimals), for a Python step's decimal.Decimal.
+	exactDecimals bool
+	rt            *Runtime
+	m             *machine
+	job           Job
+	budget        *ipc.Budget
+	start         time.Time
+	wall          time.Time // wall deadline
+	cpu           cpuMeter
 
 	ctx    context.Context // ends when the run must stop; Emit watches it
 	cancel context.CancelFunc

@@ -358,6 +358,11 @@ func (e *encoder) float(f float64, bits int) {
 		e.buf = append(e.buf, '.', '0') // a double, not an integer: 1.0
 	}
 	if format == 'e' {
+		if i := slices.Index(e.buf[start:], 'e'); i >= 0 && !slices.Contains(e.buf[start:start+i], '.') {
+			// 1e+21 → 1.0e+21: an exponent without a fraction is a DECIMAL
+			// (see encoder.decimal).
+			e.buf = slices.Insert(e.buf, start+i, '.', '0')
+		}
 		// clean up e-09 to e-9, as encoding/json does
 		n := len(e.buf) - start
 		if n >= 4 && e.buf[len(e.buf)-4] == 'e' && e.buf[len(e.buf)-3] == '-' && e.buf[len(e.buf)-2] == '0' {

@@ -32,7 +32,7 @@ func TestConversions(t *testing.T) {
 		{"double", "0.1::DOUBLE", `0.1`},
 		{"double int", "3::DOUBLE", `3.0`},
 		{"double beyond 2^53", "2e20::DOUBLE", `200000000000000000000.0`},
-		{"double tiny", "1e-7::DOUBLE", `1e-7`},
+		{"double tiny", "1e-7::DOUBLE", `1.0e-7`},
 		{"double huge", "1.5e300::DOUBLE", `1.5e+300`},
 		{"float", "0.1::FLOAT", `0.1`},
 		{"nan", "'NaN'::DOUBLE", `"NaN"`},
