@@ -187,7 +187,20 @@
   const KIND_DATA = 0, KIND_FETCH = 1, KIND_MODULE = 2;
   // What a module call's promise resolves to: the reply, undefined, or a
   // Database with the reply's handle.
-  const AS_IS = 0, AS_UNDEFINED = 1, AS_DATABASE = 2;
+  // AS_ROWS is a DuckDB result: integers beyond ±(2^53-1) are BigInts.
+  const AS_IS = 0, AS_UNDEFINED = 1, AS_DATABASE = 2, AS_ROWS = 3;
+  const BigIntCtor = BigInt;
+  // __sbx_bigints is JSON.parse's reviver for a DuckDB result the host
+  // could not build (an integer beyond int64): an integer written without
+  // fraction or exponent outside the safe range becomes a BigInt of its
+  // exact text. A double is always written with a fraction or exponent.
+  function __sbx_bigints(k, v, c) {
+    if (typeof v === "number" && (v > 9007199254740991 || v < -9007199254740991)) {
+      const src = c.source;
+      if (ReflectApply(StringIndexOf, src, ["."]) < 0 && ReflectApply(StringIndexOf, src, ["e"]) < 0 && ReflectApply(StringIndexOf, src, ["E"]) < 0) return BigIntCtor(src);
+    }
+    return v;
+  }
   const timers = new MapCtor(); // timer id -> [fn, args, intervalMs]
 
   const MAX_FORMAT = 64 * 1024; // characters of one formatted console argument
@@ -426,7 +439,7 @@
         TypedArrayByteLength: TypedArrayByteLength, DataViewBuffer: DataViewBuffer,
         DataViewByteOffset: DataViewByteOffset, DataViewByteLength: DataViewByteLength,
         KIND_MODULE: KIND_MODULE, AS_IS: AS_IS, AS_UNDEFINED: AS_UNDEFINED,
-        AS_DATABASE: AS_DATABASE, readRows: readRows, __sbx_json: __sbx_json, ErrorCtor: ErrorCtor,
+        AS_DATABASE: AS_DATABASE, AS_ROWS: AS_ROWS, readRows: readRows, __sbx_json: __sbx_json, ErrorCtor: ErrorCtor,
         SymbolCtor: SymbolCtor,
       });
     }
@@ -612,7 +625,7 @@
     if (ok) {
       let v;
       try {
-        v = built ? payload : JSONparse(payload);
+        v = built ? payload : r[4] === AS_ROWS ? JSONparse(payload, __sbx_bigints) : JSONparse(payload);
         if (r[2] === KIND_FETCH) v = new fetchAPI.Response(v); // a fetch started: its part is loaded
         else if (r[4] === AS_UNDEFINED) v = undefined;
         else if (r[4] === AS_DATABASE) v = new modulesAPI.Database(v);

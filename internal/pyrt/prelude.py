@@ -544,7 +544,7 @@ class Run:
         *lines, rest = data.split(b"\n")
         self.inbuf = [rest]
         for line in lines:
-            self.deliver(json.loads(line))
+            self.deliver(_ROWS_DECODER.decode(line.decode()) if line.startswith(b'{"rows":1,') else json.loads(line))
 
     def deliver(self, rep):
         entry = self.pending.pop(rep.get("id"), None)
@@ -986,6 +986,19 @@ def _module_json(value, what):
 
 
 _INT64 = 1 << 63
+
+
+def _duckdb_number(text):
+    """A number of a DuckDB result with a fraction or an exponent: a DOUBLE
+    is written with a fraction (1.0, 1.5e+300), a DECIMAL as its unscaled
+    integer and scale (1250e-2 is Decimal('12.50'))."""
+    if "." in text:
+        return float(text)
+    import decimal
+    return decimal.Decimal(text)
+
+
+_ROWS_DECODER = json.JSONDecoder(parse_float=_duckdb_number)
 
 
 def _big_ints(v):
