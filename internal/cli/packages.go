@@ -151,9 +151,13 @@ func packagesConfig(st *State, catFile, cache string) (sandbox.Packages, error) 
 // absolute path (esbuild bundles in a working directory under it, which
 // must be absolute); "" if there is no default.
 func cacheDir(st *State, flag string) (string, error) {
+	getenv := st.Getenv
+	if getenv == nil { // a State with no environment
+		getenv = func(string) string { return "" }
+	}
 	dir := flag
 	if dir == "" {
-		if dir = npm.DefaultCacheDir(st.Getenv); dir == "" {
+		if dir = npm.DefaultCacheDir(getenv); dir == "" {
 			return "", nil
 		}
 	}
