@@ -58,6 +58,13 @@ type Request struct {
 	Secrets []Secret `json:"secrets,omitempty"`
 	// Metadata is passed through to the engine's Meter untouched.
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// StepName is the file name the step's frames carry in stack traces:
+	// "report.ts" makes them "at total (report.ts:3:5)" (Python: File
+	// "report.py", line 3). Empty means step.js, step.ts or step.py, by
+	// Language. It is a name for people, never opened: at most 255 bytes
+	// of UTF-8 without control characters. The CLI sets it to the step's
+	// file.
+	StepName string `json:"stepName,omitempty"`
 }
 
 // Result is a successful run's outcome.

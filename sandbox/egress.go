@@ -150,7 +150,7 @@ func (s *Session) egressRun() (*egress.Run, error) {
 	func() {
 		p := s.e.proxy
 		if p == nil {
-			f.err = errors.New("fetch is not enabled on this engine")
+			f.err = errors.New("fetch is not enabled on this engine: give it an egress policy (stepbox run --egress FILE; the server config's egress key; Config.Egress)")
 			return
 		}
 		rc := egress.RunConfig{

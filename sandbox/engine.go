@@ -195,6 +195,9 @@ func (e *Engine) prepare(ctx context.Context, req Request) (*jsrt.Job, *tsMapper
 			return nil, nil, newError(CodeValidation, err, "%v", err)
 		}
 	}
+	if err := checkStepText(req); err != nil {
+		return nil, nil, err
+	}
 	code := req.Code
 	var ts *tsMapper
 	switch req.Language {

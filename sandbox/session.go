@@ -265,6 +265,7 @@ func (s *Session) run(w *waiter) {
 		if s.ts != nil {
 			s.ts.failure(term.Error)
 		}
+		explainFailure(term.Error, s.req)
 		cause := s.cause
 		if term.Error.Code == ipc.CodeAborted {
 			cause = context.Cause(s.ctx)
