@@ -103,7 +103,7 @@ func TestPlaygroundServed(t *testing.T) {
 	if status, _ := ts.get(t, "/healthz"); status != 200 {
 		t.Errorf("/healthz: %d", status)
 	}
-	if status, resp, raw := ts.post(t, runPath, `{"code": "return 1 + 1"}`); status != 200 || dig(resp, "result", "value") != "2" {
+	if status, resp, raw := ts.post(t, runPath, `{"code": "return 1 + 1"}`); status != 200 || jsonOf(dig(resp, "result", "value")) != "2" {
 		t.Errorf("Run: %d %s", status, raw)
 	}
 }
