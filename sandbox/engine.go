@@ -68,7 +68,11 @@ func New(cfg Config) (*Engine, error) {
 // aborted (ABORTED, and errors.Is(err, context.Canceled) holds). An error
 // from Submit itself means the run was not accepted (VALIDATION; or
 // UNAVAILABLE: queue full, engine closed) and no events follow; once Submit
-// returns a Session, exactly one terminal event ends its stream.
+// returns a Session, exactly one terminal event ends its stream. A step
+// that does not parse is the step's fault, not a refusal: a JavaScript or
+// Python syntax error and a TypeScript compile error alike are accepted
+// runs ending in a VALIDATION error with its Position (the TypeScript one
+// at once, without taking a slot, with every Diagnostic).
 func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
 	job, ts, fault, err := e.prepare(ctx, req)
 	plan := req.Plan
