@@ -60,7 +60,7 @@ func TestAuth(t *testing.T) {
 			if tc.code != "" && dig(resp, "code") != tc.code {
 				t.Fatalf("body %s", raw)
 			}
-			if tc.code == "" && dig(resp, "result", "value") != "1" {
+			if tc.code == "" && jsonOf(dig(resp, "result", "value")) != "1" {
 				t.Fatalf("body %s", raw)
 			}
 		})

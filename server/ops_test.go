@@ -195,7 +195,7 @@ func TestREADMECurl(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("%d %s", status, raw)
 	}
-	if dig(resp, "result", "value") != `{"greeting":"hi Ada"}` || dig(resp, "events", 0, "status") != `{"stage":"start"}` ||
+	if jsonOf(dig(resp, "result", "value")) != `{"greeting":"hi Ada"}` || jsonOf(dig(resp, "events", 0, "status")) != `{"stage":"start"}` ||
 		dig(resp, "events", 1, "dataRequest", "method") != "user" || dig(resp, "events", 2, "console", "text") != "hello Ada" {
 		t.Fatalf("answer %s", raw)
 	}

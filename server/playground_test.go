@@ -107,7 +107,7 @@ func TestPlaygroundServed(t *testing.T) {
 	if status, _ := ts.get(t, "/healthz"); status != 200 {
 		t.Errorf("/healthz: %d", status)
 	}
-	if status, resp, raw := ts.post(t, runPath, `{"code": "return 1 + 1"}`); status != 200 || dig(resp, "result", "value") != "2" {
+	if status, resp, raw := ts.post(t, runPath, `{"code": "return 1 + 1"}`); status != 200 || jsonOf(dig(resp, "result", "value")) != "2" {
 		t.Errorf("Run: %d %s", status, raw)
 	}
 }
@@ -138,7 +138,8 @@ func TestPlaygroundBrowser(t *testing.T) {
 			data:  `{"user": {"name": "Ada"}}`,
 		})
 		out.wantState(t, "ok")
-		if want := "{\n  \"greeting\": \"hi Ada\",\n  \"n\": 0.1,\n  \"missing\": true\n}"; out.Result != want {
+		// A Value's object comes sorted by key (see "Precision" in the .proto).
+		if want := "{\n  \"greeting\": \"hi Ada\",\n  \"missing\": true,\n  \"n\": 0.1\n}"; out.Result != want {
 			t.Errorf("result %q, want %q", out.Result, want)
 		}
 		out.wantEvents(t,
@@ -231,18 +232,27 @@ func TestPlaygroundBrowser(t *testing.T) {
 		out.wantErrorLines(t, "4")
 	})
 
-	t.Run("typescript compile error", func(t *testing.T) {
-		out := b.runStep(t, step{language: "typescript", code: "const ok = 1;\nconst x: = 2;"})
-		out.wantState(t, "refused")
-		for _, want := range []string{"HTTP 400 invalid_argument"} {
-			if !strings.Contains(out.Outcome, want) {
-				t.Errorf("outcome %q lacks %q", out.Outcome, want)
+	// A step that does not parse fails as a run, whatever its language:
+	// the same outcome, the code, the message once and the position once.
+	t.Run("typescript compile error and javascript syntax error", func(t *testing.T) {
+		ts := b.runStep(t, step{language: "typescript", code: "const ok = 1;\nconst x: = 2;"})
+		js := b.runStep(t, step{language: "javascript", code: "const ok = 1;\nconst x = ;"})
+		for _, out := range []pageRun{ts, js} {
+			out.wantState(t, "failed")
+			if !strings.HasPrefix(out.Outcome, "✗ VALIDATION") {
+				t.Errorf("outcome %q, want ✗ VALIDATION", out.Outcome)
+			}
+			for _, want := range []string{"codeVALIDATION", "positionline 2, column"} {
+				if !strings.Contains(out.Error, want) {
+					t.Errorf("error %q lacks %q", out.Error, want)
+				}
+			}
+			if strings.Contains(out.Error, "message2:") || strings.Contains(out.Error, "(line") {
+				t.Errorf("error %q repeats the position", out.Error)
 			}
 		}
-		for _, want := range []string{"codeVALIDATION", "diagnostics2:"} {
-			if !strings.Contains(out.Error, want) {
-				t.Errorf("error %q lacks %q", out.Error, want)
-			}
+		if !strings.Contains(ts.Error, "diagnostics2:") {
+			t.Errorf("error %q lacks the diagnostics", ts.Error)
 		}
 		out.wantErrorLines(t, "2")
 	})

@@ -282,9 +282,7 @@ func (s *Session) Respond(id int64, value any) error {
 	if err != nil {
 		return fmt.Errorf("stepbox client: respond to data request %d: %w", id, err)
 	}
-	return s.send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_DataResponse{DataResponse: &pb.DataResponse{
-		Id: id, Answer: &pb.DataResponse_Value{Value: string(b)},
-	}}})
+	return s.send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_DataResponse{DataResponse: wire.DataResponseToProto(id, b)}})
 }
 
 // RespondError rejects the data request id: the step's await throws an

@@ -113,18 +113,6 @@
 
   // ---------- the wire's JSON values ----------
 
-  // Every JSON value of the Run request and answer (input, data answers,
-  // result.value, status payloads, data request params, fetch audit
-  // records) goes through these two, and nothing else knows how the wire
-  // carries them. Today each is JSON text in a string field.
-
-  // toWire is what the request carries for JSON text the user typed
-  // (valid JSON, already checked).
-  const toWire = (text) => text;
-
-  // fromWire is the JSON text of a value of the answer; absent means null.
-  const fromWire = (v) => (v === undefined || v === null || v === "" ? "null" : v);
-
   // ---------- JSON helpers (lossless: numbers are never reparsed) ----------
 
   // prettyJSON re-indents JSON text without parsing its numbers, so that
@@ -595,7 +583,7 @@
     if (inText !== "") {
       try {
         JSON.parse(inText);
-        req.input = toWire(inText); // as written: lossless
+        req.inputJson = inText; // as written: lossless (see jsonOf)
       } catch (err) {
         inMsg = "Input is not valid JSON: " + jsonProblem(inText, err);
       }
@@ -616,8 +604,8 @@
         dataMsg = 'Data fixtures must be a JSON object mapping a method to its answer, e.g. {"user": {"name": "Ada"}}.';
       }
       if (!dataMsg) {
-        req.data = {};
-        for (const [k, v] of objectMembers(dataText)) req.data[k] = toWire(v);
+        req.dataJson = {};
+        for (const [k, v] of objectMembers(dataText)) req.dataJson[k] = v;
       }
     }
     showProblem("data-problem", dataEl, dataMsg);
@@ -678,7 +666,7 @@
 
   function renderEvents(events, req) {
     const list = $("events");
-    const fixtures = req.data || {};
+    const fixtures = req.dataJson || {};
     events.forEach((ev, i) => {
       let kind = "?";
       let cls = "";
@@ -686,7 +674,7 @@
       if (ev.status !== undefined) {
         kind = "status";
         cls = "status";
-        body = jsonBlock(fromWire(ev.status));
+        body = jsonBlock(jsonOf(ev.status, ev.statusJson));
       } else if (ev.console) {
         const level = ev.console.level || "log";
         kind = "console." + level;
@@ -698,12 +686,12 @@
         cls = "data";
         const answered = Object.prototype.hasOwnProperty.call(fixtures, dr.method);
         body = h("span", {},
-          `request(${JSON.stringify(dr.method)}, ${compactJSON(fromWire(dr.params))})`,
+          `request(${JSON.stringify(dr.method)}, ${compactJSON(jsonOf(dr.params, dr.paramsJson))})`,
           h("span", { className: "note" }, answered ? "  → answered from the fixtures" : "  → refused: no fixture for this method"));
       } else if (ev.fetch !== undefined) {
         kind = "fetch";
         cls = "fetch";
-        body = fetchBody(fromWire(ev.fetch));
+        body = fetchBody(jsonOf(ev.fetch));
       } else {
         body = JSON.stringify(ev);
       }
@@ -714,6 +702,15 @@
     });
     $("events-count").textContent = `(${events.length})`;
     $("events-box").hidden = false;
+  }
+
+  // jsonOf is the JSON text of a value of the answer: its exact twin
+  // (valueJson, statusJson, paramsJson) when the server sent one, because
+  // a number in it does not survive a double, else the value itself, whose
+  // numbers JSON.parse read exactly.
+  function jsonOf(value, twin) {
+    if (typeof twin === "string" && twin !== "") return twin;
+    return JSON.stringify(value === undefined ? null : value);
   }
 
   // jsonBlock shows JSON text on one line when short, pretty otherwise.
@@ -793,7 +790,7 @@
     renderEvents(body.events || [], req);
     if (body.result) {
       const r = body.result;
-      $("result").textContent = prettyJSON(fromWire(r.value));
+      $("result").textContent = prettyJSON(jsonOf(r.value, r.valueJson));
       $("result-box").hidden = false;
       renderStats(r.stats, roundTrip, req.language);
       setOutcome("ok", "✓ ok ", h("span", { className: "muted" },
@@ -819,15 +816,12 @@
   };
 
   // renderRefusal shows a request the server did not run: an HTTP error
-  // with Connect's JSON body, whose stepbox.v1.Error detail holds the
-  // contract's code and, for TypeScript, every diagnostic.
+  // with Connect's JSON body, whose "error" member is the contract's Error
+  // as plain JSON.
   function renderRefusal(status, body, text) {
     const rpcCode = (body && body.code) || "";
     const message = (body && body.message) || text.slice(0, 500) || "(no message)";
-    let detail = null;
-    for (const d of (body && body.details) || []) {
-      if (d.type === "stepbox.v1.Error" && d.debug) detail = d.debug;
-    }
+    const detail = (body && body.error) || null;
     setOutcome("refused", `✗ HTTP ${status}${rpcCode ? " " + rpcCode : ""} `,
       h("span", { className: "muted" }, "· " + message));
     renderError(detail || { code: rpcCode || `HTTP ${status}`, message });

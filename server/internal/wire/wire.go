@@ -1,8 +1,8 @@
-// Package wire converts between the run contract's types (package
-// contract, which package sandbox re-exports) and the wire
+// Package wire converts between the run contract's types (package contract) and the wire
 // schema of proto/stepbox/v1, in both directions: the server reads requests
 // and writes events with it, the Go client does the opposite. JSON values
-// travel as JSON text (see the .proto); these functions never reformat them.
+// travel as google.protobuf.Value with a *_json twin of exact JSON text
+// (see "Precision" in the .proto, and jsonvalue.go).
 package wire
 
 import (
@@ -35,9 +35,11 @@ func RequestFromProto(r *pb.RunRequest) (contract.Request, map[string]json.RawMe
 	if c := r.GetCompiled(); c != nil {
 		req.Compiled = &contract.Compiled{JS: c.GetJs(), Map: c.GetMap()}
 	}
-	if in := r.GetInput(); in != "" {
-		req.Input = json.RawMessage(in)
+	in, err := request("input", r.GetInput(), "inputJson", r.GetInputJson())
+	if err != nil {
+		errs = append(errs, err)
 	}
+	req.Input = in
 	if e := r.GetEgress(); e != nil {
 		p, err := EgressFromProto(e)
 		if err != nil {
@@ -54,11 +56,20 @@ func RequestFromProto(r *pb.RunRequest) (contract.Request, map[string]json.RawMe
 		})
 	}
 	var data map[string]json.RawMessage
-	if d := r.GetData(); len(d) > 0 {
+	d, dj := r.GetData(), r.GetDataJson()
+	switch {
+	case len(d) > 0 && len(dj) > 0:
+		errs = append(errs, errors.New("data and dataJson are both set: send the answers once (data as JSON values, or dataJson as exact JSON text)"))
+	case len(d) > 0:
 		data = make(map[string]json.RawMessage, len(d))
 		for method, v := range d {
-			if !json.Valid([]byte(v)) {
-				errs = append(errs, fmt.Errorf("data[%q]: the answer is not valid JSON text", method))
+			data[method] = FromValue(v)
+		}
+	case len(dj) > 0:
+		data = make(map[string]json.RawMessage, len(dj))
+		for method, v := range dj {
+			if err := validJSON([]byte(v)); err != nil {
+				errs = append(errs, fmt.Errorf("dataJson[%q] is %w", method, err))
 				continue
 			}
 			data[method] = json.RawMessage(v)
@@ -68,21 +79,22 @@ func RequestFromProto(r *pb.RunRequest) (contract.Request, map[string]json.RawMe
 }
 
 // RequestToProto converts a contract.Request into a RunRequest with the data
-// answers of a unary Run (nil for Execute).
+// answers of a unary Run (nil for Execute). The input and the answers go as
+// exact JSON text (input_json, data_json), byte for byte.
 func RequestToProto(req contract.Request, data map[string]json.RawMessage) (*pb.RunRequest, error) {
 	lim, err := LimitsToProto(req.Limits)
 	if err != nil {
 		return nil, err
 	}
 	r := &pb.RunRequest{
-		Language: string(req.Language),
-		Code:     req.Code,
-		Input:    string(req.Input),
-		Plan:     req.Plan,
-		Limits:   lim,
-		Tenant:   req.Tenant,
-		Modules:  req.Modules,
-		Metadata: req.Metadata,
+		Language:  string(req.Language),
+		Code:      req.Code,
+		InputJson: string(req.Input),
+		Plan:      req.Plan,
+		Limits:    lim,
+		Tenant:    req.Tenant,
+		Modules:   req.Modules,
+		Metadata:  req.Metadata,
 	}
 	if c := req.Compiled; c != nil {
 		r.Compiled = &pb.Compiled{Js: c.JS, Map: c.Map}
@@ -101,9 +113,9 @@ func RequestToProto(req contract.Request, data map[string]json.RawMessage) (*pb.
 		})
 	}
 	if len(data) > 0 {
-		r.Data = make(map[string]string, len(data))
+		r.DataJson = make(map[string]string, len(data))
 		for m, v := range data {
-			r.Data[m] = string(v)
+			r.DataJson[m] = string(v)
 		}
 	}
 	return r, nil
@@ -227,13 +239,17 @@ func EventToProto(ev contract.Event) *pb.Event {
 	case ev.Console != nil:
 		out.Kind = &pb.Event_Console{Console: &pb.ConsoleLine{Level: ev.Console.Level, Text: ev.Console.Text}}
 	case ev.DataRequest != nil:
+		params, paramsJSON := answer(ev.DataRequest.Params)
 		out.Kind = &pb.Event_DataRequest{DataRequest: &pb.DataRequest{
-			Id: ev.DataRequest.ID, Method: ev.DataRequest.Method, Params: jsonText(ev.DataRequest.Params),
+			Id: ev.DataRequest.ID, Method: ev.DataRequest.Method, Params: params, ParamsJson: paramsJSON,
 		}}
 	case ev.Kind == contract.EventFetch:
-		out.Kind = &pb.Event_Fetch{Fetch: jsonText(ev.Fetch)}
+		fetch, _ := answer(ev.Fetch) // the host's record: every number fits a double
+		out.Kind = &pb.Event_Fetch{Fetch: fetch}
 	case ev.Kind == contract.EventStatus:
-		out.Kind = &pb.Event_Status{Status: jsonText(ev.Status)}
+		status, statusJSON := answer(ev.Status)
+		out.Kind = &pb.Event_Status{Status: status}
+		out.StatusJson = statusJSON
 	}
 	return out
 }
@@ -243,15 +259,15 @@ func EventToProto(ev contract.Event) *pb.Event {
 func EventFromProto(e *pb.Event) (ev contract.Event, ok bool) {
 	switch k := e.GetKind().(type) {
 	case *pb.Event_Status:
-		return contract.Event{Kind: contract.EventStatus, Status: json.RawMessage(k.Status)}, true
+		return contract.Event{Kind: contract.EventStatus, Status: fromAnswer(k.Status, e.GetStatusJson())}, true
 	case *pb.Event_Console:
 		return contract.Event{Kind: contract.EventConsole, Console: &contract.ConsoleLine{Level: k.Console.GetLevel(), Text: k.Console.GetText()}}, true
 	case *pb.Event_DataRequest:
 		return contract.Event{Kind: contract.EventDataRequest, DataRequest: &contract.DataRequest{
-			ID: k.DataRequest.GetId(), Method: k.DataRequest.GetMethod(), Params: json.RawMessage(k.DataRequest.GetParams()),
+			ID: k.DataRequest.GetId(), Method: k.DataRequest.GetMethod(), Params: fromAnswer(k.DataRequest.GetParams(), k.DataRequest.GetParamsJson()),
 		}}, true
 	case *pb.Event_Fetch:
-		return contract.Event{Kind: contract.EventFetch, Fetch: json.RawMessage(k.Fetch)}, true
+		return contract.Event{Kind: contract.EventFetch, Fetch: FromValue(k.Fetch)}, true
 	case *pb.Event_Result:
 		r := ResultFromProto(k.Result)
 		return contract.Event{Kind: contract.EventResult, Result: &r}, true
@@ -263,12 +279,13 @@ func EventFromProto(e *pb.Event) (ev contract.Event, ok bool) {
 
 // ResultToProto converts a result.
 func ResultToProto(r contract.Result) *pb.Result {
-	return &pb.Result{Value: jsonText(r.Value), Stats: StatsToProto(r.Stats)}
+	v, text := answer(r.Value)
+	return &pb.Result{Value: v, ValueJson: text, Stats: StatsToProto(r.Stats)}
 }
 
 // ResultFromProto converts a result.
 func ResultFromProto(r *pb.Result) contract.Result {
-	return contract.Result{Value: json.RawMessage(r.GetValue()), Stats: StatsFromProto(r.GetStats())}
+	return contract.Result{Value: fromAnswer(r.GetValue(), r.GetValueJson()), Stats: StatsFromProto(r.GetStats())}
 }
 
 // ErrorToProto converts a run's error. Only the fields of the contract
@@ -342,14 +359,6 @@ func StatsFromProto(s *pb.Stats) contract.Stats {
 		ConsoleDropped: int(s.GetConsoleDropped()),
 		StatusEvents:   int(s.GetStatusEvents()),
 	}
-}
-
-// jsonText returns JSON text, "null" for none.
-func jsonText(b json.RawMessage) string {
-	if len(b) == 0 {
-		return "null"
-	}
-	return string(b)
 }
 
 // clamp32 keeps a counter within int32; the engine's caps keep real
