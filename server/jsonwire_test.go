@@ -122,7 +122,7 @@ return {"n": input["n"] * 10, "got": got, "small": 1}`
 
 	// The Go client sends inputJson and dataJson and reads the twins.
 	for _, grpc := range []bool{false, true} {
-		res, err := ts.client(client.Options{GRPC: grpc}).Run(context.Background(),
+		res, err := ts.client(client.Options{GRPC: grpc}).RunWithData(context.Background(),
 			sandbox.Request{Language: sandbox.Python, Code: code, Input: json.RawMessage(n)},
 			map[string]any{"big": json.RawMessage(`[98765432109876543210987, 0.1]`)})
 		if err != nil || string(res.Value) != want {

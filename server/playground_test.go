@@ -254,7 +254,8 @@ func TestPlaygroundBrowser(t *testing.T) {
 		if !strings.Contains(ts.Error, "diagnostics2:") {
 			t.Errorf("error %q lacks the diagnostics", ts.Error)
 		}
-		out.wantErrorLines(t, "2")
+		ts.wantErrorLines(t, "2")
+		js.wantErrorLines(t, "2")
 	})
 
 	t.Run("python", func(t *testing.T) {

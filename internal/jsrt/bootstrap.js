@@ -49,6 +49,7 @@
   const ReflectApply = Reflect.apply;
   const ReflectConstruct = Reflect.construct;
   const JSONstringify = JSON.stringify;
+  const JSONrawJSON = JSON.rawJSON;
   const JSONparse = JSON.parse;
   const ObjectPrototype = Object.prototype;
   const ObjectKeys = Object.keys;
@@ -209,13 +210,25 @@
     return ReflectApply(fn, thisArg, args);
   }
 
+  function __sbx_bigintJSON(k, v) {
+    return typeof v === "bigint" ? JSONrawJSON(StringCtor(v)) : v;
+  }
+
   // __sbx_json turns a guest value into JSON text, copying it exactly once:
   // the host receives a string, never a live object, so a getter cannot
   // change a value after the host checked it.
   function __sbx_json(value, what) {
     let text;
     try {
-      text = JSONstringify(value);
+      try {
+        text = JSONstringify(value);
+      } catch (e) {
+        // A BigInt is written as the JSON number of its exact digits (a
+        // DuckDB BIGINT beyond 2^53 comes back out as it went in); only
+        // then does the replacer run, so other values pay nothing.
+        if (!(e instanceof TypeErrorCtor) || e.message !== "Do not know how to serialize a BigInt") throw e;
+        text = JSONstringify(value, __sbx_bigintJSON);
+      }
     } catch (e) {
       let why;
       try { why = StringCtor(e && e.message); } catch (_) { why = "unknown"; }
