@@ -126,8 +126,10 @@ return await db.query("SELECT c.name, sum(o.amount) AS total FROM orders o JOIN 
 			`[{"name":"Ada","total":15},{"name":"Bob","total":20}]`},
 		{"types", `
 const db = await duckdb.open();
-return await db.query("SELECT 9007199254740993::BIGINT AS big, 42::BIGINT AS small, 12.5::DECIMAL(10,2) AS dec, DATE '2024-03-01' AS d, TIMESTAMP '2024-03-01 13:45:00.123' AS ts, NULL AS n, [1, 2] AS l, {'a': 1} AS s, ?::BIGINT AS p", 10n ** 18n)`,
-			`[{"big":"9007199254740993","small":42,"dec":"12.50","d":"2024-03-01","ts":"2024-03-01T13:45:00.123Z","n":null,"l":[1,2],"s":{"a":1},"p":"1000000000000000000"}]`},
+const [r] = await db.query("SELECT 9007199254740993::BIGINT AS big, 42::BIGINT AS small, 12.5::DECIMAL(10,2) AS dec, DATE '2024-03-01' AS d, TIMESTAMP '2024-03-01 13:45:00.123' AS ts, NULL AS n, [1, 2] AS l, {'a': 1} AS s, ?::BIGINT AS p", 10n ** 18n);
+// Integers beyond 2^53 are BigInts, which a result must convert.
+return {...r, big: String(r.big), p: String(r.p), types: [typeof r.big, typeof r.small, typeof r.dec, typeof r.p]}`,
+			`{"big":"9007199254740993","small":42,"dec":12.5,"d":"2024-03-01","ts":"2024-03-01T13:45:00.123Z","n":null,"l":[1,2],"s":{"a":1},"p":"1000000000000000000","types":["bigint","number","number","bigint"]}`},
 		{"exec and temp state", `
 const db = await duckdb.open();
 await db.exec("CREATE TABLE t AS SELECT range AS i FROM range(5); DELETE FROM t WHERE i > 2");
