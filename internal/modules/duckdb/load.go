@@ -24,24 +24,17 @@ var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 // Load creates table and fills it with rows, a JSON array of objects. The
 // columns are the union of the objects' keys in order of first appearance;
 // a key missing from an object is NULL in that row. Each column's type is
-// inferred from all its non-null values:
-//
-//	values (nulls ignored)                   column type   stored value
-//	only true/false                          BOOLEAN
-//	only integers fitting int64              BIGINT
-//	only numbers, some not such integers     DOUBLE        nearest double
-//	only strings                             VARCHAR       the string (ISO dates stay text: cast with ::DATE)
-//	any object or array                      JSON          every value as JSON text ('"x"' for a string)
-//	any other mix of the above scalars       VARCHAR       strings as is, numbers and booleans as JSON text
-//	only nulls, or no value at all           VARCHAR       NULL
+// the one DuckDB's read_json infers for the same rows (doc.go has the
+// table): LISTs, STRUCTs, MAPs, ISO dates and timestamps, HUGEINT, JSON
+// where kinds mix.
 //
 // An integer is a JSON number written without fraction or exponent. The
 // table must not exist; its name must be a plain identifier (letters,
 // digits, underscores, not starting with a digit, at most 63 bytes). An
 // empty rows array is an error, since it gives no columns.
 //
-//	err := db.Load(ctx, "sales", json.RawMessage(`[{"region":"EU","amount":12.5},{"region":"US","amount":7}]`))
-//	// CREATE TABLE sales (region VARCHAR, amount DOUBLE)
+//	err := db.Load(ctx, "sales", json.RawMessage(`[{"region":"EU","amount":12.5,"tags":["a"]},{"region":"US","amount":7}]`))
+//	// CREATE TABLE sales (region VARCHAR, amount DOUBLE, tags VARCHAR[])
 //
 // If filling the table fails, the table is dropped. The caller bounds
 // len(rows): it is parsed in the Go heap, outside DuckDB's memory limit.
