@@ -117,7 +117,7 @@ var escapes = []attack{
 	{"status payload that is a function", `reportStatus(() => 1); return 1`, nil0, returns(`1`).orElse(throws("TypeError: reportStatus payload is not JSON-serializable"))},
 	{"status payload that is a Symbol", `reportStatus(Symbol("s")); return 1`, nil0, returns(`1`).orElse(throws("TypeError: reportStatus payload is not JSON-serializable"))},
 	{"params that are a function", `return await dataProxy.request("m", () => 1)`, wallStop, returns(`null`).orElse(throws("TypeError: dataProxy.request params is not JSON-serializable"))},
-	{"params that are a BigInt", `return await dataProxy.request("m", 1n)`, nil0, throws("TypeError: dataProxy.request params is not JSON-serializable")},
+	{"params that are a Symbol", `return await dataProxy.request("m", Symbol("s"))`, nil0, throws("TypeError: dataProxy.request params is not JSON-serializable")},
 	{"method that is not a string", `return await dataProxy.request({toString() { return "m" }}, 1)`, nil0, throws("TypeError: dataProxy.request: method must be a string").and(noEvents(sandbox.EventDataRequest))},
 	{"method too long", `return await dataProxy.request("m".repeat(300), 1)`, nil0, throws("TypeError: dataProxy.request: method must be 1 to 256 characters").and(noEvents(sandbox.EventDataRequest))},
 	{"dataProxy is frozen", `dataProxy.request = () => "forged"; return await dataProxy.request("m", 5)`, nil0, returns(`5`)},

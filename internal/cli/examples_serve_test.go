@@ -75,12 +75,12 @@ func TestServerExample(t *testing.T) {
 	}
 	const acme, globex = "acme-example-key-replace-me-0001", "globex-example-key-replace-me-0002"
 	// The curl of the file's comment.
-	if status, m := run(acme, `{"code": "return input.a + 1", "input": "{\"a\": 41}"}`); status != 200 || m["result"].(map[string]any)["value"] != "42" {
+	if status, m := run(acme, `{"code": "return input.a + 1", "input": {"a": 41}}`); status != 200 || m["result"].(map[string]any)["value"] != 42.0 {
 		t.Fatalf("acme: %d %v", status, m)
 	}
 	// acme's default plan, pro, may use DuckDB; globex's, free, may not.
 	duck := `{"code": "const db = await duckdb.open(); return (await db.query(\"SELECT 6 * 7 AS n\"))[0].n", "modules": ["duckdb"]}`
-	if status, m := run(acme, duck); status != 200 || m["result"].(map[string]any)["value"] != "42" {
+	if status, m := run(acme, duck); status != 200 || m["result"].(map[string]any)["value"] != 42.0 {
 		t.Fatalf("acme with duckdb: %d %v", status, m)
 	}
 	if status, m := run(globex, duck); status != 400 || !strings.Contains(m["message"].(string), `"duckdb"`) {
