@@ -29,8 +29,17 @@ const minStopCPU = 2 * time.Millisecond
 // the step is in one long native call that no interrupt reaches, and the
 // watchdog ends the run without it (overrun). It keeps watching after any
 // other stop, so a stuck run ends by its CPU limit whatever stopped it.
+//
+// The timer can fire before AfterFunc has returned (a small limit, a busy
+// machine); checkCPU resets rn.cpuTimer, so it waits until the field is
+// set.
 func (rn *run) armCPU() {
-	rn.cpuTimer = time.AfterFunc(time.Duration(rn.job.Limits.CPUMs)*time.Millisecond, rn.checkCPU)
+	armed := make(chan struct{})
+	rn.cpuTimer = time.AfterFunc(time.Duration(rn.job.Limits.CPUMs)*time.Millisecond, func() {
+		<-armed
+		rn.checkCPU()
+	})
+	close(armed)
 }
 
 func (rn *run) checkCPU() {
