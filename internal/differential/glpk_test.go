@@ -34,7 +34,8 @@ type glpkCase struct {
 	//             solution (the presolver ends an infeasible or unbounded
 	//             LP without a status; Stepbox solves again without it);
 	//   "refused": Stepbox rejects with an Error containing Refusal,
-	//             where glpk.js returns a result or throws.
+	//             where glpk.js returns a result or throws;
+	//   "refused-by-glpk.js": glpk.js throws where Stepbox solves.
 	Differs string `json:"-"`
 	Status  int    `json:"-"`
 	Refusal string `json:"-"`
@@ -149,6 +150,11 @@ func glpkCases() []glpkCase {
 		{Name: "an infeasible LP without the presolver", Model: infeasible, Options: map[string]any{"msglev": 0, "presol": false}},
 		{Name: "an infeasible LP with the presolver", Model: infeasible, Options: off, Differs: "status", Status: 4},
 		{Name: "an unbounded LP with the presolver", Model: unbounded, Options: off, Differs: "status", Status: 6},
+		{Name: "tmlim 0 is no limit", Model: knap, Options: map[string]any{"msglev": 0, "tmlim": 0}, Differs: "status", Status: 5},
+		{Name: "an unknown model member", Model: with(readme, "constraints", []any{}), Options: off, Differs: "refused",
+			Refusal: `glpk: model: unknown member "constraints"`},
+		{Name: "a model without subjectTo", Options: off, Differs: "refused-by-glpk.js",
+			Model: map[string]any{"name": "bare", "objective": map[string]any{"direction": 1, "name": "z", "vars": []any{map[string]any{"name": "x", "coef": 1}}}}},
 		{Name: "an unknown option", Model: readme, Options: map[string]any{"msglev": 0, "verbose": true}, Differs: "refused",
 			Refusal: `glpk: options: unknown member "verbose"`},
 		{Name: "a variable twice in a constraint", Options: off, Differs: "refused", Refusal: `appears twice in constraint "c"`,
@@ -255,6 +261,10 @@ func compareGLPK(t *testing.T, c glpkCase, o, g map[string]any) {
 		msg, _ := o["error"].(string)
 		if !strings.Contains(msg, c.Refusal) {
 			t.Errorf("Stepbox %s, want an error containing %q (glpk.js: %s)", js(o), c.Refusal, js(g))
+		}
+	case "refused-by-glpk.js":
+		if g["error"] == nil || dig(o, "result", "result", "status") != 5.0 {
+			t.Errorf("Stepbox %s, want a solution; glpk.js %s, want an error", js(o), js(g))
 		}
 	default:
 		t.Fatalf("unknown difference %q", c.Differs)
