@@ -18,10 +18,11 @@ const (
 	OpDuckDBExec  = "duckdb.exec"
 	OpDuckDBClose = "duckdb.close"
 	OpGLPKSolve   = "glpk.solve"
+	OpGLPKWrite   = "glpk.write"
 )
 
 // ModuleOps lists the module operations.
-var ModuleOps = []string{OpDuckDBOpen, OpDuckDBLoad, OpDuckDBQuery, OpDuckDBExec, OpDuckDBClose, OpGLPKSolve}
+var ModuleOps = []string{OpDuckDBOpen, OpDuckDBLoad, OpDuckDBQuery, OpDuckDBExec, OpDuckDBClose, OpGLPKSolve, OpGLPKWrite}
 
 // ModuleOf returns the module an operation belongs to: "duckdb" for
 // "duckdb.query".
@@ -49,8 +50,8 @@ type ModuleCall struct {
 	Rows json.RawMessage `json:"rows,omitempty"`
 	// Params are db.query's parameters, a JSON array; absent means none.
 	Params json.RawMessage `json:"params,omitempty"`
-	// Model and Options are glpk.solve's arguments; absent Options means
-	// the defaults.
+	// Model and Options are glpk.solve's and glpk.write's arguments;
+	// absent Options means the defaults.
 	Model   json.RawMessage `json:"model,omitempty"`
 	Options json.RawMessage `json:"options,omitempty"`
 }
@@ -81,10 +82,10 @@ func (c *ModuleCall) Check() error {
 		allowed = parts{handle: true, sql: true}
 	case OpDuckDBClose:
 		allowed = parts{handle: true}
-	case OpGLPKSolve:
+	case OpGLPKSolve, OpGLPKWrite:
 		allowed = parts{model: true, options: true}
 		if !got.model {
-			return errors.New("glpk.solve without a model")
+			return errors.New(c.Op + " without a model")
 		}
 	default:
 		return fmt.Errorf("unknown module operation %.40q", c.Op)

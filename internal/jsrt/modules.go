@@ -250,13 +250,34 @@ func (rn *run) moduleCall(op string, args []any) (any, error) {
 			}
 			return modReply{value: "null"}
 		}
-	case "glpk.solve":
+	case "glpk.solve", "glpk.write":
 		model, _ := arg[string](args, 1)
 		options, _ := arg[string](args, 2)
 		for what, v := range map[string]string{"the model is": model, "the options are": options} {
 			if err := ipc.CheckJSONDepth([]byte(v), ipc.MaxJSONDepth); err != nil {
-				return nil, fmt.Errorf("glpk.solve: %s %w", what, err)
+				return nil, fmt.Errorf("%s: %s %w", op, what, err)
 			}
+		}
+		if op == "glpk.write" {
+			call = func() modReply {
+				var o struct {
+					Format string `json:"format"`
+				}
+				if options != "" {
+					dec := json.NewDecoder(strings.NewReader(options))
+					dec.DisallowUnknownFields()
+					if err := dec.Decode(&o); err != nil {
+						return rn.glpkFailure(ctx, &glpk.Error{Kind: glpk.KindInvalid, Message: "write: options: expected {format: \"lp\" or \"mps\"}, got " + options})
+					}
+				}
+				text, err := glpk.Write(json.RawMessage(model), o.Format, glpk.Limits{MemoryLimitBytes: ModuleMemoryBytes(lim.MemoryMB)})
+				if err != nil {
+					return rn.glpkFailure(ctx, err)
+				}
+				b, _ := json.Marshal(text)
+				return modReply{value: string(b)}
+			}
+			break
 		}
 		call = func() modReply {
 			opts, err := glpk.ParseOptions(json.RawMessage(options))

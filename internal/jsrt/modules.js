@@ -8,8 +8,11 @@
     host, pending, mapSet, KIND_MODULE, AS_IS, AS_UNDEFINED, AS_DATABASE, AS_ROWS,
     readRows, __sbx_json, __sbx_rejected, ArrayIsArray, ErrorCtor,
     JSONstringify, ObjectFreeze, ObjectSetPrototypeOf, PromiseCtor, StringCtor,
-    SymbolCtor, TypeErrorCtor,
+    SymbolCtor, TypeErrorCtor, JSONparse,
   } = bridge;
+  // The linked GLPK's version ("5.0"), written in by runtime.go, as
+  // glpk.js's glpk.version is its own.
+  const GLPK_VERSION = __SBX_GLPK_VERSION__;
 
   // __sbx_module starts a module operation and returns its promise, which
   // resolves as shape says. The Error a failure rejects with is made now,
@@ -104,17 +107,58 @@
       GLP_FR: 1, GLP_LO: 2, GLP_UP: 3, GLP_DB: 4, GLP_FX: 5,
       GLP_MSG_OFF: 0, GLP_MSG_ERR: 1, GLP_MSG_ON: 2, GLP_MSG_ALL: 3, GLP_MSG_DBG: 4,
       GLP_UNDEF: 1, GLP_FEAS: 2, GLP_INFEAS: 3, GLP_NOFEAS: 4, GLP_OPT: 5, GLP_UNBND: 6,
+      version: GLPK_VERSION,
+      // glpk.js's write: the model as CPLEX LP text; {format: "mps"} gives
+      // free MPS. A promise, as solve's result is.
+      write: function write(model, options) {
+        try {
+          if (typeof model === "string") model = JSONparse(model);
+          if (model === null || typeof model !== "object") throw new TypeErrorCtor("glpk.write: the model must be an object or its JSON text");
+          const m = __sbx_json(model, "glpk.write model");
+          const o = options === undefined ? "" : __sbx_json(options, "glpk.write options");
+          return __sbx_module("glpk.write", AS_IS, m, o);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      },
       solve: function solve(model, options) {
         try {
-          if (model === null || typeof model !== "object") throw new TypeErrorCtor("glpk.solve: the model must be an object");
+          if (typeof model === "string") model = JSONparse(model); // glpk.js takes the model as JSON text too
+          if (model === null || typeof model !== "object") throw new TypeErrorCtor("glpk.solve: the model must be an object or its JSON text");
           const m = __sbx_json(model, "glpk.solve model");
+          // glpk.js 5 lays options over model.options; its cb.call, a
+          // function, cannot travel: the host is told there is one, sends
+          // the snapshots glpk.js would pass it, and solveWithProgress
+          // calls it with each before the promise settles.
+          let call;
+          if (!(typeof options === "number" && options % 1 === 0)) {
+            const cb = { ...model.options, ...options }.cb;
+            if (cb !== null && typeof cb === "object" && typeof cb.call === "function") {
+              call = cb.call;
+              options = { ...options, cb: { call: true, each: +cb.each > 0 ? +cb.each : 1 } };
+            }
+          }
           const o = options === undefined ? "" : __sbx_json(options, "glpk.solve options");
-          return __sbx_module("glpk.solve", AS_IS, m, o);
+          const p = __sbx_module("glpk.solve", AS_IS, m, o);
+          return call === undefined ? p : solveWithProgress(p, call);
         } catch (e) {
           return __sbx_rejected(e);
         }
       },
     });
+  }
+
+  async function solveWithProgress(p, call) {
+    const r = await p;
+    const steps = r.progress;
+    delete r.progress;
+    if (steps !== undefined) {
+      for (let i = 0; i < steps.length; i++) {
+        const s = steps[i];
+        call({ status: s.status, z: s.z, vars: s.vars, dual: s.dual, rows: s.rows });
+      }
+    }
+    return r;
   }
 
   return ObjectFreeze({ __proto__: null, Database: Database, duckdb: duckdbObj, glpk: glpkObj });

@@ -593,7 +593,7 @@ func (rn *run) host(args []any) (any, error) {
 			delete(rn.timers, id)
 		}
 		return nil, nil
-	case "duckdb.open", "duckdb.load", "duckdb.query", "duckdb.exec", "duckdb.close", "glpk.solve":
+	case "duckdb.open", "duckdb.load", "duckdb.query", "duckdb.exec", "duckdb.close", "glpk.solve", "glpk.write":
 		return rn.moduleCall(op, args)
 	case "done":
 		ok, _ := arg[bool](args, 1)

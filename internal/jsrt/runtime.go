@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/modules/duckdb"
+	"github.com/stepbox/stepbox/internal/modules/glpk"
 )
 
 //go:embed bootstrap.js
@@ -35,7 +37,7 @@ var modulesSource string
 
 // partSources are the parts of the guest API a VM evaluates when a step
 // first uses them (bootstrap.js, loadPart), by name.
-var partSources = map[string]string{"fetch": fetchSource, "modules": modulesSource}
+var partSources = map[string]string{"fetch": fetchSource, "modules": strings.Replace(modulesSource, "__SBX_GLPK_VERSION__", strconv.Quote(glpk.Version()), 1)}
 
 // bundle is the bootstrap's bytecode: the part every VM evaluates, and
 // the parts loaded on first use.

@@ -104,7 +104,7 @@ func callArgs(c ipc.ModuleCall) []any {
 		return []any{c.Op, h, c.SQL}
 	case ipc.OpDuckDBClose:
 		return []any{c.Op, h}
-	case ipc.OpGLPKSolve:
+	case ipc.OpGLPKSolve, ipc.OpGLPKWrite:
 		return []any{c.Op, string(c.Model), string(c.Options)}
 	}
 	return []any{c.Op}

@@ -45,6 +45,8 @@ type preludeConfig struct {
 	SysSeccomp int      `json:"sysSeccomp"` // the seccomp(2) system call number
 	Path       []string `json:"path"`       // appended to sys.path
 	Preload    []string `json:"preload"`
+	// GLPKVersion is the linked GLPK's version, glpk.version in a step.
+	GLPKVersion string `json:"glpkVersion"`
 	// TestKeepTmp, set by tests only, is a name in /tmp that the cleaner
 	// leaves alone, so that its proof fails.
 	TestKeepTmp string `json:"testKeepTmp,omitempty"`

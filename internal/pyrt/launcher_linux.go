@@ -17,6 +17,7 @@ import (
 
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/jail"
+	"github.com/stepbox/stepbox/internal/modules/glpk"
 )
 
 // Launcher is the host's side of Python: it knows the interpreter and the
@@ -78,6 +79,7 @@ func newLauncher(cfg Config, testKeepTmp string) (*Launcher, error) {
 	pc, err := json.Marshal(preludeConfig{
 		Filter: hex.EncodeToString(filter), SysSeccomp: unix.SYS_SECCOMP,
 		Path: sites, Preload: cfg.Preload, TestKeepTmp: testKeepTmp,
+		GLPKVersion: glpk.Version(),
 	})
 	if err != nil {
 		return nil, err

@@ -111,7 +111,7 @@ func (rn *run) checkCall(c *ipc.ModuleCall, rowsText *string) string {
 		v    json.RawMessage
 		what string
 	}{{c.Rows, "db.load: the rows are "}, {c.Params, "db.query: the parameters are "},
-		{c.Model, "glpk.solve: the model is "}, {c.Options, "glpk.solve: the options are "}} {
+		{c.Model, c.Op + ": the model is "}, {c.Options, c.Op + ": the options are "}} {
 		if err := ipc.CheckJSONDepth(a.v, ipc.MaxJSONDepth); err != nil {
 			return a.what + err.Error()
 		}

@@ -1123,15 +1123,63 @@ class GLPK:
     GLP_MSG_OFF, GLP_MSG_ERR, GLP_MSG_ON, GLP_MSG_ALL, GLP_MSG_DBG = 0, 1, 2, 3, 4
     GLP_UNDEF, GLP_FEAS, GLP_INFEAS, GLP_NOFEAS, GLP_OPT, GLP_UNBND = 1, 2, 3, 4, 5, 6
 
+    version = CONFIG.get("glpkVersion", "")
+
     def solve(self, model, options=None):
-        """Solves model (a dict in glpk.js's shape); await the result:
-        {"name", "time", "result": {"status", "z", "vars", "dual"}}."""
+        """Solves model (a dict in glpk.js's shape, or its JSON text); await
+        the result: {"name", "time", "result": {"status", "z", "vars",
+        "dual", "rows"}}. As in glpk.js, options are laid over
+        model["options"]; options["cb"] = {"call": f, "each": n} calls f
+        with each of an LP's progress reports before the result is
+        returned."""
+        if isinstance(model, (str, bytes)):
+            model = json.loads(model)
         if not isinstance(model, dict):
-            raise TypeError("glpk.solve: the model must be a dict")
+            raise TypeError("glpk.solve: the model must be a dict or its JSON text")
+        call = None
+        if not (isinstance(options, int) and not isinstance(options, bool)):
+            mo = model.get("options")
+            merged = dict(mo) if isinstance(mo, dict) else {}
+            if isinstance(options, dict):
+                merged.update(options)
+            cb = merged.get("cb")
+            if isinstance(cb, dict) and callable(cb.get("call")):
+                call = cb["call"]
+                each = cb.get("each")
+                each = each if isinstance(each, (int, float)) and not isinstance(each, bool) and each > 0 else 1
+                options = dict(options) if isinstance(options, dict) else {}
+                options["cb"] = {"call": True, "each": each}
+            if isinstance(mo, dict) and isinstance(mo.get("cb"), dict) and "call" in mo["cb"]:
+                # A function has no JSON form (JavaScript's JSON drops it).
+                model = dict(model, options=dict(mo, cb={k: v for k, v in mo["cb"].items() if k != "call"}))
         raw = [("model", _module_json(model, "glpk.solve model"))]
         if options is not None:
             raw.append(("options", _module_json(options, "glpk.solve options")))
-        return CURRENT.module_call("glpk.solve", "glpk.solve", [], raw)
+        fut = CURRENT.module_call("glpk.solve", "glpk.solve", [], raw)
+        if call is None:
+            return fut
+        return self._with_progress(fut, call)
+
+    def write(self, model, options=None):
+        """The model (a dict or its JSON text) as GLPK writes it: CPLEX LP
+        text, as glpk.js's write, or free MPS with {"format": "mps"};
+        await the str."""
+        if isinstance(model, (str, bytes)):
+            model = json.loads(model)
+        if not isinstance(model, dict):
+            raise TypeError("glpk.write: the model must be a dict or its JSON text")
+        raw = [("model", _module_json(model, "glpk.write model"))]
+        if options is not None:
+            raw.append(("options", _module_json(options, "glpk.write options")))
+        return CURRENT.module_call("glpk.write", "glpk.write", [], raw)
+
+    @staticmethod
+    async def _with_progress(fut, call):
+        r = await fut
+        for s in r.pop("progress", None) or ():
+            s.setdefault("rows", None)
+            call(s)
+        return r
 
     def __repr__(self):
         return "<stepbox module glpk>"

@@ -83,14 +83,8 @@ func newCancelFlag() cancelFlag {
 func (f cancelFlag) set()  { atomic.StoreInt32((*int32)(unsafe.Pointer(f.p)), 1) }
 func (f cancelFlag) free() { C.free(unsafe.Pointer(f.p)) }
 
-// run solves p in one C call.
-func run(p *problem, presolve bool, mipGap float64, tmLimMs, memMB int, cancel cancelFlag) outcome {
-	if mu := serial(); mu != nil {
-		mu.Lock()
-		defer mu.Unlock()
-	}
-	var pin runtime.Pinner
-	defer pin.Unpin()
+// cProblem is p for C, its slices pinned by pin; no names.
+func (p *problem) cProblem(pin *runtime.Pinner) C.sb_problem {
 	ptrD := func(s []float64) *C.double {
 		if len(s) == 0 {
 			return nil
@@ -105,9 +99,7 @@ func run(p *problem, presolve bool, mipGap float64, tmLimMs, memMB int, cancel c
 		pin.Pin(&s[0])
 		return (*C.int)(unsafe.Pointer(&s[0]))
 	}
-
-	out := outcome{x: make([]float64, p.ncols()), dual: make([]float64, len(p.rows))}
-	cp := C.sb_problem{
+	return C.sb_problem{
 		dir:   C.int(p.dir),
 		ncols: C.int(p.ncols()),
 		nrows: C.int(len(p.rows)),
@@ -124,12 +116,41 @@ func run(p *problem, presolve bool, mipGap float64, tmLimMs, memMB int, cancel c
 		ja:    ptrI(p.ja),
 		ar:    ptrD(p.ar),
 	}
+}
+
+// run solves p in one C call.
+func run(p *problem, presolve bool, mipGap float64, tmLimMs, memMB, each int, cancel cancelFlag) outcome {
+	if mu := serial(); mu != nil {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	ptrD := func(s []float64) *C.double {
+		if len(s) == 0 {
+			return nil
+		}
+		pin.Pin(&s[0])
+		return (*C.double)(unsafe.Pointer(&s[0]))
+	}
+
+	out := outcome{x: make([]float64, p.ncols()), dual: make([]float64, len(p.rows)), rows: make([]float64, len(p.rows))}
+	stride := 3 + p.ncols() + 2*len(p.rows)
+	maxSteps := 0
+	var steps []float64
+	if each > 0 {
+		maxSteps = max(1, min(maxProgressSteps, maxProgressFloats/stride))
+		steps = make([]float64, maxSteps*stride)
+	}
+	cp := p.cProblem(&pin)
 	prm := C.sb_params{
-		presolve: C.GLP_OFF,
-		mip_gap:  C.double(mipGap),
-		tm_lim:   C.int(tmLimMs),
-		mem_mb:   C.int(memMB),
-		cancel:   cancel.p,
+		presolve:  C.GLP_OFF,
+		mip_gap:   C.double(mipGap),
+		tm_lim:    C.int(tmLimMs),
+		mem_mb:    C.int(memMB),
+		cancel:    cancel.p,
+		each:      C.int(each),
+		max_steps: C.int(maxSteps),
 	}
 	if presolve {
 		prm.presolve = C.GLP_ON
@@ -137,7 +158,16 @@ func run(p *problem, presolve bool, mipGap float64, tmLimMs, memMB int, cancel c
 	var r C.sb_result
 	r.x = ptrD(out.x)
 	r.dual = ptrD(out.dual)
+	r.rows = ptrD(out.rows)
+	r.steps = ptrD(steps)
 	C.sb_solve(&cp, &prm, &r)
+
+	for k := range int(r.nsteps) {
+		s := steps[k*stride : (k+1)*stride]
+		n, m := p.ncols(), len(p.rows)
+		out.steps = append(out.steps, step{status: int(s[0]), z: s[1], x: s[3 : 3+n], dual: s[3+n : 3+n+m], rows: s[3+n+m:]})
+	}
+	out.stepsFull = r.flags&C.SB_STEPS_FULL != 0
 
 	out.status = int(r.status)
 	out.z = float64(r.z)
@@ -150,6 +180,58 @@ func run(p *problem, presolve bool, mipGap float64, tmLimMs, memMB int, cancel c
 		}
 	}
 	return out
+}
+
+// write writes p as text in one C call: CPLEX LP, or free MPS when mps.
+func write(p *problem, mps bool) (string, string) {
+	if mu := serial(); mu != nil {
+		mu.Lock()
+		defer mu.Unlock()
+	}
+	var pin runtime.Pinner
+	defer pin.Unpin()
+	cstr := func(s string) *C.char { return C.CString(s) }
+	var frees []unsafe.Pointer
+	defer func() {
+		for _, f := range frees {
+			C.free(f)
+		}
+	}()
+	names := func(list []string) **C.char {
+		if len(list) == 0 {
+			return nil
+		}
+		arr := (**C.char)(C.calloc(C.size_t(len(list)), C.size_t(unsafe.Sizeof((*C.char)(nil)))))
+		frees = append(frees, unsafe.Pointer(arr))
+		s := unsafe.Slice(arr, len(list))
+		for i, n := range list {
+			s[i] = cstr(n)
+			frees = append(frees, unsafe.Pointer(s[i]))
+		}
+		return arr
+	}
+	cp := p.cProblem(&pin)
+	cp.name = cstr(p.name)
+	frees = append(frees, unsafe.Pointer(cp.name))
+	cp.colnames = names(p.cols)
+	cp.rownames = names(p.rows)
+	format := C.int(C.SB_WRITE_LP)
+	if mps {
+		format = C.SB_WRITE_MPS
+	}
+	var r C.sb_result
+	var out *C.char
+	var n C.size_t
+	C.sb_write(&cp, format, &r, &out, &n)
+	defer C.free(unsafe.Pointer(out))
+	if r.flags&C.SB_FAILED != 0 {
+		msg := C.GoString(&r.msg[0])
+		if msg == "" {
+			msg = "internal error"
+		}
+		return "", msg
+	}
+	return C.GoStringN(out, C.int(n)), ""
 }
 
 // failForTest makes GLPK report an internal error and returns the message

@@ -25,15 +25,20 @@
 //	  "bounds":    [{"name": "x", "type": 4, "lb": 0, "ub": 5}, …],
 //	  "generals":  ["x", …],                                      // integer variables
 //	  "binaries":  ["y", …],                                      // 0/1 variables
-//	  "options":   {…}                                            // used when Solve gets default Options
+//	  "options":   {…}                                            // under the call's options, as in glpk.js 5
 //	}
 //
-// Semantics are glpk.js's: variables are the names in the objective and
-// the constraints (a variable may appear in constraints only, with
-// objective coefficient 0); every variable is x ≥ 0 unless bounds says
-// otherwise; a binary is bounded to [0, 1] whatever bounds says; a bound
-// type uses lb (GLP_LO, GLP_FX), ub (GLP_UP) or both (GLP_DB) and ignores
-// the other member; GLP_DB with lb = ub is GLP_FX.
+// Semantics are glpk.js 5's: variables are the names in the objective,
+// the constraints, bounds, generals and binaries, in that order of first
+// appearance (one that appears only in bounds or a list has objective
+// coefficient 0); every variable is x ≥ 0 unless bounds says otherwise, and
+// a later bound of a variable replaces an earlier one; a binary is bounded
+// to [0, 1] whatever bounds says, and a name in both generals and binaries
+// is binary; a bound type uses lb (GLP_LO, GLP_FX), ub (GLP_UP) or both
+// (GLP_DB) and ignores the other member; GLP_DB with lb = ub is GLP_FX; a
+// coef may be a numeric string ("2"); constraint names may repeat (the
+// result's dual and rows then hold, under the first one's key, the last
+// one's value, as glpk.js's assignments leave them).
 //
 // Validation is stricter than glpk.js, which passes mistakes to GLPK
 // (where some abort the process) or ignores them. Each of these is a
@@ -43,17 +48,17 @@
 //   - a missing objective or direction, a direction other than 1 or 2;
 //   - a member glpk.js does not know ("constraints", "weight"); names are
 //     matched case-insensitively, as encoding/json does;
-//   - a value of the wrong JSON type; a missing name or coef; an empty name;
+//   - a value of the wrong JSON type (a coef string that is not a
+//     decimal number); a missing name or coef; an empty name;
 //   - a number of magnitude above 1e300 (GLPK's infinity is DBL_MAX);
 //   - a bound type outside 1-5, a missing lb or ub that the type needs,
 //     lb > ub for GLP_DB;
-//   - a constraint without bnds, a constraint name used twice (the duals
-//     are keyed by name), a variable twice in one constraint or in the
-//     objective;
-//   - a name in bounds, generals or binaries that neither the objective nor
-//     any constraint mentions (a typo, since it could not matter), a
-//     variable bounded twice, or listed twice or in both lists;
+//   - a constraint without bnds, a variable twice in one constraint or in
+//     the objective (GLPK itself aborts on those);
 //   - a model without variables.
+//
+// The README lists every difference from glpk.js 5.0.0, and
+// internal/differential checks that there is no other.
 //
 // Limits caps variables, constraints and coefficients (KindLimit; 100,000,
 // 100,000 and 1,000,000 by default) and GLPK's memory (glp_mem_limit,
@@ -66,7 +71,8 @@
 //
 // "time" is the wall time of Solve in seconds; "vars" and "dual" list the
 // variables and constraints in model order; "dual" (row duals) is present
-// for LPs only, as in glpk.js. Status is GLP_UNDEF 1, GLP_FEAS 2,
+// for LPs only, as in glpk.js; "rows", the constraints' activities, with
+// Options.Rows. Status is GLP_UNDEF 1, GLP_FEAS 2,
 // GLP_INFEAS 3, GLP_NOFEAS 4, GLP_OPT 5 or GLP_UNBND 6. An infeasible or
 // unbounded model is a result, not an error. Where glpk.js reports
 // GLP_UNDEF because the presolver stopped early, Solve reports what is
@@ -87,8 +93,11 @@
 //
 // ParseOptions takes glpk.js's options: msglev (accepted, ignored:
 // GLPK never prints), presol (default true), mipgap (default 0), tmlim in
-// seconds (glpk.js 4) or tmLim in milliseconds (glpk.js 3); an unknown
-// member is an error. A tmlim of 0 means no limit.
+// seconds (glpk.js 4) or tmLim in milliseconds (glpk.js 3), rows, and cb
+// (Options.Progress: an LP solved in steps, with glpk.js's reports in the
+// output for the guest to pass to cb.call); an unknown member is an error.
+// A tmlim of 0 means no limit (glpk.js's stops at once). Write gives the
+// model as GLPK's CPLEX LP or free MPS text, glpk.js's write.
 //
 // # Time, cancellation and concurrency
 //

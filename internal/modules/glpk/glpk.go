@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"strconv"
 	"strings"
@@ -99,9 +100,33 @@ type Options struct {
 	// means none. Solve also stops at ctx's deadline, whichever comes
 	// first, and then fails with KindCanceled.
 	TimeLimit time.Duration
+	// Rows adds result.rows, each constraint's activity (the value of its
+	// row, glpk.js's rows: true).
+	Rows bool
+	// Progress, when positive, solves an LP as glpk.js 5 does for
+	// options.cb {call, each} with each = Progress: without the presolver,
+	// in steps of a growing iteration limit, recording after each step
+	// what glpk.js passes to cb.call. The steps are in the output's
+	// "progress" member; the guest calls cb.call with each before its
+	// promise settles. A MIP ignores it, as glpk.js does.
+	Progress int
 	// Limits are the host's caps; the guest cannot set them.
 	Limits Limits
+
+	// given is the guest's options object as ParseOptions read it, so that
+	// Solve can lay it over the model's options as glpk.js does; nil for
+	// Options made in Go, and for a bare message level (which glpk.js
+	// does not merge).
+	given map[string]json.RawMessage
+	level bool // the options were a bare message level
 }
+
+// The most progress snapshots one solve keeps, in number and in doubles;
+// a solve that needs more fails, saying to raise cb.each.
+const (
+	maxProgressSteps  = 100_000
+	maxProgressFloats = 4 << 20 // 32 MiB
+)
 
 // ParseOptions reads the guest's options argument, glpk.js's shape:
 //
@@ -113,6 +138,10 @@ type Options struct {
 //	  mipgap, mipGap     relative MIP gap ≥ 0, default 0
 //	  tmlim              time limit in seconds (glpk.js 4)
 //	  tmLim              time limit in milliseconds (glpk.js 3 and earlier)
+//	  rows               boolean: add result.rows, the constraints' activities
+//	  cb                 {call, each}: glpk.js's progress callback; the guest
+//	                     sends call as true when it is a function, and each
+//	                     (default 1) becomes Progress
 //
 // Any other member is an error, so that a misspelt option does not go
 // unnoticed. The result has no Limits: the host sets them.
@@ -127,12 +156,14 @@ func ParseOptions(raw json.RawMessage) (Options, error) {
 		if err := json.Unmarshal(raw, &lev); err != nil {
 			return o, invalidf("options: expected an object or a message level, got %s", raw)
 		}
+		o.level = true
 		return o, checkMsgLevel(lev)
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return o, invalidf("options: %s", describeDecodeError(err))
 	}
+	o.given = m
 	number := func(key string) (float64, bool, error) {
 		v, ok := m[key]
 		if !ok || string(v) == "null" {
@@ -184,11 +215,50 @@ func ParseOptions(raw json.RawMessage) (Options, error) {
 				return o, invalidf("options.%s: %v is not a time limit between 0 and a day", key, t)
 			}
 			o.TimeLimit = time.Duration(t * float64(unit))
+		case "rows":
+			var b *bool
+			if err := json.Unmarshal(v, &b); err != nil {
+				return o, invalidf("options.rows: expected true or false, got %s", v)
+			}
+			o.Rows = b != nil && *b
+		case "cb":
+			each, err := parseCallback(v)
+			if err != nil {
+				return o, err
+			}
+			o.Progress = each
 		default:
-			return o, invalidf("options: unknown member %q (known: msglev, presol, mipgap, tmlim)", key)
+			return o, invalidf("options: unknown member %q (known: msglev, presol, mipgap, tmlim, rows, cb)", key)
 		}
 	}
 	return o, nil
+}
+
+// parseCallback reads options.cb as the guest sends it: {"call": true,
+// "each": n} when cb.call is a function. As in glpk.js, a cb without a
+// function is ignored (0), and each is 1 unless it is a number above 0.
+func parseCallback(v json.RawMessage) (int, error) {
+	if string(v) == "null" {
+		return 0, nil
+	}
+	var cb map[string]json.RawMessage
+	if err := json.Unmarshal(v, &cb); err != nil {
+		return 0, invalidf("options.cb: expected an object {call, each}, got %s", v)
+	}
+	for key := range cb {
+		if key != "call" && key != "each" {
+			return 0, invalidf("options.cb: unknown member %q (known: call, each)", key)
+		}
+	}
+	if string(cb["call"]) != "true" {
+		return 0, nil
+	}
+	each := 1
+	var f float64
+	if json.Unmarshal(cb["each"], &f) == nil && f >= 1 {
+		each = int(min(f, math.MaxInt32))
+	}
+	return each, nil
 }
 
 func checkMsgLevel(lev float64) error {
@@ -246,11 +316,8 @@ func Solve(ctx context.Context, model json.RawMessage, opts Options) (json.RawMe
 	if err != nil {
 		return nil, err
 	}
-	if p.options != nil && opts == (Options{Limits: opts.Limits}) {
-		// glpk.js: solve(lp, opt) uses lp.options when opt is not given.
-		if opts, err = ParseOptions(p.options); err != nil {
-			return nil, err
-		}
+	if opts, err = withModelOptions(opts, p.options); err != nil {
+		return nil, err
 	}
 	if opts.MIPGap < 0 || math.IsNaN(opts.MIPGap) || math.IsInf(opts.MIPGap, 0) {
 		return nil, invalidf("options.mipgap: %v is not a gap ≥ 0", opts.MIPGap)
@@ -279,7 +346,7 @@ func Solve(ctx context.Context, model json.RawMessage, opts Options) (json.RawMe
 		close(done)
 	})
 	memMB := min((lim.MemoryLimitBytes+(1<<20)-1)>>20, math.MaxInt32)
-	out := run(p, !opts.NoPresolve, opts.MIPGap, tmLim, int(memMB), cancel)
+	out := run(p, !opts.NoPresolve, opts.MIPGap, tmLim, int(memMB), opts.Progress, cancel)
 	if !stop() {
 		<-done // the flag is freed only after the AfterFunc is done with it
 	}
@@ -303,7 +370,68 @@ func Solve(ctx context.Context, model json.RawMessage, opts Options) (json.RawMe
 		// own timer may not have fired yet.
 		return nil, canceled(context.DeadlineExceeded)
 	}
-	return encodeResult(p, out, time.Since(start)), nil
+	if out.stepsFull {
+		return nil, invalidf("options.cb.each: %d makes more progress reports than one solve keeps for this model (%d); raise each", opts.Progress, len(out.steps))
+	}
+	return encodeResult(p, out, opts, time.Since(start)), nil
+}
+
+// withModelOptions lays the guest's options over the model's, as glpk.js
+// 5 does ({...lp.options, ...opt}); a bare message level replaces them.
+// Options made in Go (not by ParseOptions) use the model's only when they
+// are the zero value.
+func withModelOptions(opts Options, model json.RawMessage) (Options, error) {
+	if model == nil || opts.level {
+		return opts, nil
+	}
+	if opts.given == nil {
+		if opts.NoPresolve || opts.MIPGap != 0 || opts.TimeLimit != 0 || opts.Rows || opts.Progress != 0 {
+			return opts, nil
+		}
+		o, err := ParseOptions(model)
+		o.Limits = opts.Limits
+		return o, err
+	}
+	var merged map[string]json.RawMessage
+	if err := json.Unmarshal(model, &merged); err != nil || merged == nil {
+		// Not an object: ParseOptions says what is wrong with it.
+		if _, err := ParseOptions(model); err != nil {
+			return opts, err
+		}
+		return opts, nil
+	}
+	maps.Copy(merged, opts.given)
+	b, _ := json.Marshal(merged) // cannot fail: raw messages that parsed
+	o, err := ParseOptions(b)
+	o.Limits = opts.Limits
+	return o, err
+}
+
+// Write returns model, a glpk.js model, as the text GLPK writes for it:
+// CPLEX LP (glpk.js's write) for format "lp" or "", free MPS for "mps".
+// The model is validated as Solve validates it, and built as Solve and
+// glpk.js build it (terms sorted by column, as glp_sort_matrix leaves
+// them), so the text is what glpk.js's write gives.
+func Write(model json.RawMessage, format string, lim Limits) (string, error) {
+	if err := Available(); err != nil {
+		return "", err
+	}
+	if format != "" && format != "lp" && format != "mps" {
+		return "", invalidf("write: format must be \"lp\" or \"mps\", got %q", format)
+	}
+	lim, err := lim.withDefaults()
+	if err != nil {
+		return "", err
+	}
+	p, err := parseModel(model, lim)
+	if err != nil {
+		return "", err
+	}
+	text, failed := write(p, format == "mps")
+	if failed != "" {
+		return "", &Error{Kind: KindSolver, Message: "write: GLPK failed: " + strings.TrimSpace(failed)}
+	}
+	return text, nil
 }
 
 // outcome is what a solve produced.
@@ -311,9 +439,20 @@ type outcome struct {
 	status  int
 	z       float64
 	x, dual []float64
-	mip     bool
-	timeout bool   // the time limit stopped the solver
-	failed  string // GLPK's message for an internal error, "" if none
+	rows    []float64 // the constraints' activities
+	steps   []step    // Options.Progress: the snapshots, in order
+	// stepsFull: the solve needed more snapshots than it could keep
+	stepsFull bool
+	mip       bool
+	timeout   bool   // the time limit stopped the solver
+	failed    string // GLPK's message for an internal error, "" if none
+}
+
+// step is one snapshot of an LP solved with Options.Progress.
+type step struct {
+	status        int
+	z             float64
+	x, dual, rows []float64
 }
 
 // millis converts d to GLPK's tm_lim: whole milliseconds, rounded up, at
@@ -339,40 +478,79 @@ func canceled(cause error) error {
 
 // encodeResult writes glpk.js's result, variables and constraints in model
 // order.
-func encodeResult(p *problem, out outcome, took time.Duration) json.RawMessage {
-	b := make([]byte, 0, 64+32*(len(p.cols)+len(p.rows)))
+//
+// With Options.Rows, result.rows follows status, as in glpk.js. With
+// Options.Progress, the output has a "progress" member after "result":
+// the snapshots in order, each as glpk.js passes it to cb.call
+// ({status, z, vars, dual, rows}), which the guest removes.
+func encodeResult(p *problem, out outcome, opts Options, took time.Duration) json.RawMessage {
+	b := make([]byte, 0, 64+32*(len(p.cols)+len(p.rows))*(1+len(out.steps)))
 	b = append(b, `{"name":`...)
 	b = appendString(b, p.name)
 	b = append(b, `,"time":`...)
 	b = appendNumber(b, took.Seconds())
-	b = append(b, `,"result":{"vars":{`...)
-	for j, name := range p.cols {
-		if j > 0 {
-			b = append(b, ',')
-		}
-		b = appendString(b, name)
-		b = append(b, ':')
-		b = appendNumber(b, out.x[j])
-	}
-	b = append(b, '}')
+	b = append(b, `,"result":{"vars":`...)
+	b = appendValues(b, p.cols, out.x, nil)
 	if !out.mip {
-		b = append(b, `,"dual":{`...)
-		for i, name := range p.rows {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, name)
-			b = append(b, ':')
-			b = appendNumber(b, out.dual[i])
-		}
-		b = append(b, '}')
+		b = append(b, `,"dual":`...)
+		b = appendValues(b, p.rows, out.dual, p.rowOrder)
 	}
 	b = append(b, `,"z":`...)
 	b = appendNumber(b, out.z)
 	b = append(b, `,"status":`...)
 	b = strconv.AppendInt(b, int64(out.status), 10)
-	b = append(b, "}}"...)
+	if opts.Rows {
+		b = append(b, `,"rows":`...)
+		b = appendValues(b, p.rows, out.rows, p.rowOrder)
+	}
+	b = append(b, '}')
+	if opts.Progress > 0 && !out.mip {
+		b = append(b, `,"progress":[`...)
+		for k, s := range out.steps {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"status":`...)
+			b = strconv.AppendInt(b, int64(s.status), 10)
+			b = append(b, `,"z":`...)
+			b = appendNumber(b, s.z)
+			b = append(b, `,"vars":`...)
+			b = appendValues(b, p.cols, s.x, nil)
+			b = append(b, `,"dual":`...)
+			b = appendValues(b, p.rows, s.dual, p.rowOrder)
+			if opts.Rows {
+				b = append(b, `,"rows":`...)
+				b = appendValues(b, p.rows, s.rows, p.rowOrder)
+			}
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, '}')
 	return b
+}
+
+// appendValues writes {"name": value, ...} in names' order, or the
+// indexes of order when it is not nil (see problem.rowOrder).
+func appendValues(b []byte, names []string, values []float64, order []int) []byte {
+	b = append(b, '{')
+	n := len(names)
+	if order != nil {
+		n = len(order)
+	}
+	for k := range n {
+		i := k
+		if order != nil {
+			i = order[k]
+		}
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, names[i])
+		b = append(b, ':')
+		b = appendNumber(b, values[i])
+	}
+	return append(b, '}')
 }
 
 // appendNumber writes f as encoding/json does; -0 is written 0, and the

@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -344,7 +345,7 @@ func TestMalformed(t *testing.T) {
 		{"no direction", `{"name":"x","objective":{"name":"o","vars":[{"name":"x","coef":1}]}}`, "objective.direction is missing"},
 		{"bad direction", `{"name":"x","objective":{"direction":3,"name":"o","vars":[{"name":"x","coef":1}]}}`, "objective.direction: must be GLP_MIN (1) or GLP_MAX (2), got 3"},
 		{"fractional direction", `{"name":"x","objective":{"direction":1.5,"name":"o","vars":[{"name":"x","coef":1}]}}`, "not an integer"},
-		{"string coef", `{"name":"x","objective":{"direction":1,"name":"o","vars":[{"name":"x","coef":"1"}]}}`, "objective.vars.coef: expected a number, got string"},
+		{"string coef", `{"name":"x","objective":{"direction":1,"name":"o","vars":[{"name":"x","coef":"one"}]}}`, `objective.vars.coef: expected a number, got string "one"`},
 		{"missing coef", `{"name":"x","objective":{"direction":1,"name":"o","vars":[{"name":"x"}]}}`, "objective.vars[0].coef is missing"},
 		{"empty name", `{"name":"x","objective":{"direction":1,"name":"o","vars":[{"name":"","coef":1}]}}`, "objective.vars[0].name: a variable needs a non-empty name"},
 		{"huge number", `{"name":"x","objective":{"direction":1,"name":"o","vars":[{"name":"x","coef":1e400}]}}`, "expected a number, got number 1e400"},
@@ -357,14 +358,7 @@ func TestMalformed(t *testing.T) {
 		{"missing ub", row(`{"type":4,"lb":1}`), "subjectTo[0].bnds.ub is missing (type GLP_DB needs it)"},
 		{"inverted bounds", row(`{"type":4,"lb":2,"ub":1}`), "subjectTo[0].bnds: lb 2 is greater than ub 1"},
 		{"unnamed constraint", `{"name":"m",` + obj + `,"subjectTo":[{"vars":[{"name":"x","coef":1}],"bnds":{"type":1}}]}`, "subjectTo[0].name: a constraint needs a non-empty name"},
-		{"duplicate constraint", `{"name":"m",` + obj + `,"subjectTo":[{"name":"c","vars":[],"bnds":{"type":1}},{"name":"c","vars":[],"bnds":{"type":1}}]}`, `subjectTo[1].name: "c" is also the name of subjectTo[0]`},
 		{"duplicate var in row", `{"name":"m",` + obj + `,"subjectTo":[{"name":"c","vars":[{"name":"x","coef":1},{"name":"x","coef":1}],"bnds":{"type":1}}]}`, `subjectTo[0].vars[1]: variable "x" appears twice in constraint "c"`},
-		{"unknown bound var", `{"name":"m",` + obj + `,"bounds":[{"name":"y","type":1}]}`, `bounds[0]: variable "y" appears in neither the objective nor a constraint`},
-		{"duplicate bound", `{"name":"m",` + obj + `,"bounds":[{"name":"x","type":1},{"name":"x","type":1}]}`, `bounds[1]: variable "x" already has bounds[0]`},
-		{"unknown binary", `{"name":"m",` + obj + `,"binaries":["y"]}`, `binaries[0]: variable "y" appears in neither`},
-		{"unknown general", `{"name":"m",` + obj + `,"generals":["y"]}`, `generals[0]: variable "y" appears in neither`},
-		{"general and binary", `{"name":"m",` + obj + `,"generals":["x"],"binaries":["x"]}`, `binaries[0]: variable "x" is already listed in generals`},
-		{"binary twice", `{"name":"m",` + obj + `,"binaries":["x","x"]}`, `binaries[1]: variable "x" is already listed in binaries`},
 		{"bad model options", `{"name":"m",` + obj + `,"options":{"tmlim":"x"}}`, "options.tmlim: expected a number"},
 	}
 	for _, c := range cases {
@@ -550,6 +544,110 @@ func solving() bool {
 	}
 }
 
+// TestAcceptedAsGlpkJS: models glpk.js 5 accepts that Stepbox refused
+// before, with the results glpk.js gives (internal/differential runs them
+// through glpk.js itself).
+func TestAcceptedAsGlpkJS(t *testing.T) {
+	obj := `"objective":{"direction":2,"name":"o","vars":[{"name":"x","coef":"2"}]}`
+	for _, c := range []struct{ name, model, want string }{
+		{"numeric string coef", `{"name":"m",` + obj + `,"subjectTo":[{"name":"c","vars":[{"name":"x","coef":" 1e0 "}],"bnds":{"type":3,"ub":4}}]}`,
+			`{"vars":{"x":4},"dual":{"c":2},"z":8,"status":5}`},
+		{"a variable only in bounds, generals and binaries", `{"name":"m",` + obj + `,"subjectTo":[{"name":"c","vars":[{"name":"x","coef":1}],"bnds":{"type":3,"ub":4}}],` +
+			`"bounds":[{"name":"y","type":5,"lb":3}],"generals":["z"],"binaries":["w"]}`,
+			`{"vars":{"x":4,"y":3,"z":0,"w":0},"z":8,"status":5}`},
+		{"repeated constraint names: the last row's values under the first's key", `{"name":"m",` + obj + `,"subjectTo":[` +
+			`{"name":"c","vars":[{"name":"x","coef":1}],"bnds":{"type":3,"ub":4}},{"name":"d","vars":[{"name":"x","coef":1}],"bnds":{"type":3,"ub":9}},` +
+			`{"name":"c","vars":[{"name":"x","coef":1}],"bnds":{"type":3,"ub":6}}]}`,
+			`{"vars":{"x":4},"dual":{"c":0,"d":0},"z":8,"status":5,"rows":{"c":4,"d":4}}`},
+		{"a later bound replaces an earlier one; binaries win over generals", `{"name":"m",` + obj + `,"bounds":[{"name":"x","type":4,"lb":0,"ub":9},{"name":"x","type":4,"lb":0,"ub":7}],"generals":["x"],"binaries":["x"]}`,
+			`{"vars":{"x":1},"z":2,"status":5}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := glpk.Solve(context.Background(), json.RawMessage(c.model), glpk.Options{Rows: strings.HasPrefix(c.name, "repeated")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var r struct{ Result json.RawMessage }
+			if err := json.Unmarshal(out, &r); err != nil || string(r.Result) != c.want {
+				t.Errorf("result %s, want %s (%v)", r.Result, c.want, err)
+			}
+		})
+	}
+}
+
+// TestRowsAndProgress: result.rows holds the constraints' activities, and
+// Progress records glpk.js's cb.call snapshots: several for an LP that
+// takes several simplex iterations, the last one the final solution;
+// none for a MIP, which glpk.js does not report on.
+func TestRowsAndProgress(t *testing.T) {
+	out, err := glpk.Solve(context.Background(), json.RawMessage(denseLP(30)), glpk.Options{Rows: true, Progress: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Result struct {
+			Vars, Dual, Rows map[string]float64
+			Z                float64
+			Status           int
+		}
+		Progress []struct {
+			Status           int
+			Z                float64
+			Vars, Dual, Rows map[string]float64
+		}
+	}
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Result.Rows) == 0 || len(r.Progress) < 2 {
+		t.Fatalf("rows %v, %d progress reports: %s", r.Result.Rows, len(r.Progress), out)
+	}
+	last := r.Progress[len(r.Progress)-1]
+	if last.Status != glpk.GLPOpt || last.Z != r.Result.Z || !reflect.DeepEqual(last.Vars, r.Result.Vars) || !reflect.DeepEqual(last.Rows, r.Result.Rows) {
+		t.Errorf("last report %+v, result %+v", last, r.Result)
+	}
+	for _, p := range r.Progress[:len(r.Progress)-1] {
+		if p.Status == glpk.GLPOpt {
+			t.Errorf("an optimal report before the last: %+v", r.Progress)
+		}
+	}
+	mip, err := glpk.Solve(context.Background(), json.RawMessage(marketSplit(3, 2)), glpk.Options{Rows: true, Progress: 1})
+	if err != nil || strings.Contains(string(mip), `"progress"`) || !strings.Contains(string(mip), `"rows":{`) {
+		t.Errorf("MIP: %s %v", mip, err)
+	}
+}
+
+// denseLP is an LP in n variables and n constraints that the simplex
+// method needs several iterations for: maximise Σ (j+1)·x_j subject to
+// Σ_j ((7i+3j)%11+1)·x_j ≤ 10·(i%7+1) for each i (30 variables take
+// glpk.js 3 reports with cb.each 1).
+func denseLP(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"name":"dense","objective":{"direction":2,"name":"z","vars":[`)
+	for j := range n {
+		if j > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"x%d","coef":%d}`, j, j+1)
+	}
+	b.WriteString(`]},"subjectTo":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"c%d","vars":[`, i)
+		for j := range n {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"name":"x%d","coef":%d}`, j, (7*i+3*j)%11+1)
+		}
+		fmt.Fprintf(&b, `],"bnds":{"type":3,"ub":%d}}`, 10*(i%7+1))
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
 func TestParseOptions(t *testing.T) {
 	cases := []struct {
 		raw  string
@@ -562,14 +660,23 @@ func TestParseOptions(t *testing.T) {
 		{`{"msglev": 3, "presol": false, "mipgap": 0.01, "tmlim": 2.5}`, glpk.Options{NoPresolve: true, MIPGap: 0.01, TimeLimit: 2500 * time.Millisecond}},
 		{`{"msgLev": 0, "presolve": true, "mipGap": 0.5, "tmLim": 750}`, glpk.Options{MIPGap: 0.5, TimeLimit: 750 * time.Millisecond}},
 		{`{"presol": null, "tmlim": null}`, glpk.Options{}},
+		{`{"rows": true}`, glpk.Options{Rows: true}},
+		{`{"rows": false, "cb": {"call": true}}`, glpk.Options{Progress: 1}},
+		{`{"cb": {"call": true, "each": 25}}`, glpk.Options{Progress: 25}},
+		{`{"cb": {"call": true, "each": 0}}`, glpk.Options{Progress: 1}},
+		{`{"cb": {"each": 25}}`, glpk.Options{}}, // no function: ignored, as glpk.js does
+		{`{"cb": {}}`, glpk.Options{}},
+	}
+	exported := func(o glpk.Options) glpk.Options {
+		return glpk.Options{NoPresolve: o.NoPresolve, MIPGap: o.MIPGap, TimeLimit: o.TimeLimit, Rows: o.Rows, Progress: o.Progress, Limits: o.Limits}
 	}
 	for _, c := range cases {
 		got, err := glpk.ParseOptions(json.RawMessage(c.raw))
-		if err != nil || got != c.want {
+		if err != nil || !reflect.DeepEqual(exported(got), c.want) {
 			t.Errorf("ParseOptions(%s) = %+v, %v; want %+v", c.raw, got, err, c.want)
 		}
 	}
-	for _, raw := range []string{`"x"`, `7`, `1.5`, `{"cb": {}}`, `{"tmlim": -1}`, `{"mipgap": -0.1}`, `{"presol": 1}`, `{"msglev": 9}`, `{"tmlim": "1"}`, `[]`} {
+	for _, raw := range []string{`"x"`, `7`, `1.5`, `{"cb": 3}`, `{"cb": {"fn": 1}}`, `{"rows": 1}`, `{"tmlim": -1}`, `{"mipgap": -0.1}`, `{"presol": 1}`, `{"msglev": 9}`, `{"tmlim": "1"}`, `[]`} {
 		_, err := glpk.ParseOptions(json.RawMessage(raw))
 		ge := expectKind(t, err, glpk.KindInvalid)
 		t.Logf("%s: %s", raw, ge.Message)

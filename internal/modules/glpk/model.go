@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -29,8 +31,8 @@ type jsObjective struct {
 }
 
 type jsTerm struct {
-	Name *string  `json:"name"`
-	Coef *float64 `json:"coef"`
+	Name *string `json:"name"`
+	Coef *number `json:"coef"`
 }
 
 type jsConstraint struct {
@@ -76,6 +78,32 @@ type problem struct {
 	ia, ja  []int32   // 1-based; element 0 unused
 	ar      []float64 // 1-based; element 0 unused
 	options json.RawMessage
+	// rowOrder is nil when the constraint names are distinct; else the
+	// rows to write in an object keyed by name, as glpk.js's assignments
+	// leave it: each name once, where it first appears, with the value of
+	// its last row.
+	rowOrder []int
+}
+
+// keyOrder returns the indexes an object keyed by names holds after
+// obj[names[i]] = v[i] for each i in turn, in its key order; nil when the
+// names are distinct.
+func keyOrder(names []string) []int {
+	last := make(map[string]int, len(names))
+	for i, n := range names {
+		last[n] = i
+	}
+	if len(last) == len(names) {
+		return nil
+	}
+	order := make([]int, 0, len(last))
+	for _, n := range names {
+		if j, ok := last[n]; ok {
+			order = append(order, j)
+			delete(last, n)
+		}
+	}
+	return order
 }
 
 // parseModel decodes and validates a model. Every error is a KindInvalid
@@ -139,20 +167,15 @@ func parseModel(raw json.RawMessage, lim Limits) (*problem, error) {
 		p.obj[j] = coef
 	}
 
-	rowIndex := map[string]int{}
 	for i, c := range m.SubjectTo {
 		where := fmt.Sprintf("subjectTo[%d]", i)
 		if c.Name == nil || *c.Name == "" {
 			return nil, invalidf("%s.name: a constraint needs a non-empty name", where)
 		}
 		name := *c.Name
-		if k, dup := rowIndex[name]; dup {
-			return nil, invalidf("%s.name: %q is also the name of subjectTo[%d]", where, name, k)
-		}
 		if len(p.rows) == lim.MaxConstraints {
 			return nil, limitf(LimitConstraints, "model: more than %d constraints", lim.MaxConstraints)
 		}
-		rowIndex[name] = i
 		p.rows = append(p.rows, name)
 		if c.Bnds == nil {
 			return nil, invalidf("%s.bnds is missing", where)
@@ -187,9 +210,33 @@ func parseModel(raw json.RawMessage, lim Limits) (*problem, error) {
 			p.ar = append(p.ar, coef)
 		}
 	}
+	// As in glpk.js, a name in bounds, generals or binaries is a variable
+	// even if nothing else mentions it (its objective coefficient is 0).
+	for k, b := range m.Bounds {
+		if b.Name == nil || *b.Name == "" {
+			return nil, invalidf("bounds[%d].name: a bound needs the name of a variable", k)
+		}
+		if _, err := addCol(*b.Name); err != nil {
+			return nil, err
+		}
+	}
+	for _, list := range []struct {
+		field string
+		names []string
+	}{{"generals", m.Generals}, {"binaries", m.Binaries}} {
+		for k, name := range list.names {
+			if name == "" {
+				return nil, invalidf("%s[%d]: a variable needs a non-empty name", list.field, k)
+			}
+			if _, err := addCol(name); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if len(p.cols) == 0 {
 		return nil, invalidf("model: there are no variables: objective.vars and subjectTo name none")
 	}
+	p.rowOrder = keyOrder(p.rows)
 
 	// Default bounds: x >= 0, as in glpk.js.
 	n := len(p.cols)
@@ -201,51 +248,23 @@ func parseModel(raw json.RawMessage, lim Limits) (*problem, error) {
 		p.ctype[j] = GLPLO
 		p.ckind[j] = kindContinuous
 	}
-	known := func(name, where string) (int, error) {
-		j, ok := index[name]
-		if !ok {
-			return 0, invalidf("%s: variable %q appears in neither the objective nor a constraint", where, name)
-		}
-		return j, nil
-	}
-	bounded := map[int]int{}
+	// A later bound of a variable replaces an earlier one, and a variable
+	// in both generals and binaries is binary, as in glpk.js, which sets
+	// them in that order.
 	for k, b := range m.Bounds {
 		where := fmt.Sprintf("bounds[%d]", k)
-		if b.Name == nil || *b.Name == "" {
-			return nil, invalidf("%s.name: a bound needs the name of a variable", where)
-		}
-		j, err := known(*b.Name, where)
-		if err != nil {
-			return nil, err
-		}
-		if prev, dup := bounded[j]; dup {
-			return nil, invalidf("%s: variable %q already has bounds[%d]", where, *b.Name, prev)
-		}
-		bounded[j] = k
+		j := index[*b.Name]
 		typ, lb, ub, err := bounds(b.Type, b.LB, b.UB, where)
 		if err != nil {
 			return nil, err
 		}
 		p.ctype[j], p.clb[j], p.cub[j] = int32(typ), lb, ub
 	}
-	kinds := map[int]string{}
-	for _, list := range []struct {
-		field string
-		names []string
-		kind  int32
-	}{{"generals", m.Generals, kindInteger}, {"binaries", m.Binaries, kindBinary}} {
-		for k, name := range list.names {
-			where := fmt.Sprintf("%s[%d]", list.field, k)
-			j, err := known(name, where)
-			if err != nil {
-				return nil, err
-			}
-			if prev, dup := kinds[j]; dup {
-				return nil, invalidf("%s: variable %q is already listed in %s", where, name, prev)
-			}
-			kinds[j] = list.field
-			p.ckind[j] = list.kind
-		}
+	for _, name := range m.Generals {
+		p.ckind[index[name]] = kindInteger
+	}
+	for _, name := range m.Binaries {
+		p.ckind[index[name]] = kindBinary
 	}
 	return p, nil
 }
@@ -258,10 +277,10 @@ func term(t jsTerm, where string) (string, float64, error) {
 	if t.Coef == nil {
 		return "", 0, invalidf("%s.coef is missing", where)
 	}
-	if err := finite(*t.Coef, where+".coef"); err != nil {
+	if err := finite(float64(*t.Coef), where+".coef"); err != nil {
 		return "", 0, err
 	}
-	return *t.Name, *t.Coef, nil
+	return *t.Name, float64(*t.Coef), nil
 }
 
 // bounds validates {type, lb, ub} and returns what GLPK is given. lb is
@@ -306,6 +325,31 @@ func bounds(typp, lbp, ubp *float64, where string) (typ int, lb, ub float64, err
 
 func boundName(typ int) string {
 	return [...]string{"", "GLP_FR", "GLP_LO", "GLP_UP", "GLP_DB", "GLP_FX"}[typ]
+}
+
+// number is a JSON number or, as glpk.js converts what it is given to a
+// number, a string holding a decimal number ("3", " 1.5e2 ").
+type number float64
+
+func (n *number) UnmarshalJSON(b []byte) error {
+	var f float64
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return &json.UnmarshalTypeError{Value: "string " + strconv.Quote(s), Type: reflect.TypeFor[float64]()}
+		}
+		*n = number(v)
+		return nil
+	}
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*n = number(f)
+	return nil
 }
 
 // integer reads a JSON number that must be a small integer.

@@ -20,6 +20,8 @@ func (cancelFlag) free()        {}
 
 // run is never called (Solve checks Available first); were it called, the
 // solve would fail as a solver error.
-func run(*problem, bool, float64, int, int, cancelFlag) outcome {
+func run(*problem, bool, float64, int, int, int, cancelFlag) outcome {
 	return outcome{failed: "GLPK is not in this binary"}
 }
+
+func write(*problem, bool) (string, string) { return "", "GLPK is not in this binary" }
