@@ -1,3 +1,5 @@
+//go:build cgo && !stepbox_noglpk
+
 package glpk_test
 
 import (
