@@ -354,7 +354,7 @@ $own = false;
 const sol = await $mine(glpk.solve(model, { msglev: glpk.GLP_MSG_OFF }));
 try { await $mine(glpk.solve(null)); } catch (e) { bad = e; }
 $own = true;
-return $result([sol.result.z, bad.message])`, nil0, recordsNothing(`[3,"glpk.solve: the model must be an object"]`)},
+return $result([sol.result.z, bad.message])`, nil0, recordsNothing(`[3,"glpk.solve: the model must be an object or its JSON text"]`)},
 
 	{"a nested result", `
 $phase = "result";

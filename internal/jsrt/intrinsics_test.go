@@ -467,7 +467,7 @@ func TestBridgeIgnoresReplacedBuiltins(t *testing.T) {
 			`"fetch failed: blocked by egress policy: test","fetch: body must be a string, an ArrayBuffer or a typed array (use JSON.stringify for JSON)",` +
 			`"Body is unusable: body has already been read"]`,
 		"duckdb":  `[[{"s":3,"p":42,"big":"7","b":1,"g":5}],true,"db.query: the SQL must be a string"]`,
-		"glpk":    `[3,"glpk.solve: the model must be an object"]`,
+		"glpk":    `[3,"glpk.solve: the model must be an object or its JSON text"]`,
 		"package": `[42,true]`,
 	}
 	for k, w := range want {
