@@ -143,3 +143,38 @@ func TestPythonConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+// zoneinfo knows every IANA zone (the jail holds /usr/share/zoneinfo), and
+// a run's local time is UTC whatever the host's zone: here the engine's
+// process, and so every worker it starts, has TZ=Asia/Kolkata (+05:30, no
+// DST), which must not reach the step.
+func TestPythonTimeZones(t *testing.T) {
+	t.Setenv("TZ", "Asia/Kolkata")
+	e := newEngine(t, sandbox.Config{})
+	_, res, err := run(t, e, sandbox.Request{Language: sandbox.Python, Code: `import os, time
+from datetime import datetime, timezone
+from zoneinfo import ZoneInfo, available_timezones
+paris = ZoneInfo("Europe/Paris")
+now = datetime.now().astimezone()
+return {
+    "converted": datetime(2026, 7, 1, 12, tzinfo=timezone.utc).astimezone(paris).isoformat(),
+    "local": datetime(2026, 7, 1, 12, tzinfo=paris).isoformat(),
+    "winter": datetime(2026, 1, 15, 12, tzinfo=paris).isoformat(),
+    "zones": all(ZoneInfo(z) is not None for z in ("America/New_York", "Asia/Kathmandu", "Australia/Lord_Howe", "Pacific/Chatham")),
+    "many": len(available_timezones()) > 400,
+    "TZ": os.environ.get("TZ"),
+    "tzname": list(time.tzname), "timezone": time.timezone, "daylight": time.daylight,
+    "localtime": time.strftime("%Y-%m-%dT%H:%M:%S%z %Z", time.localtime(1782907200)),
+    "fromtimestamp": datetime.fromtimestamp(1782907200).isoformat(),
+    "now": [str(now.tzinfo), now.utcoffset().total_seconds()],
+}`}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"converted":"2026-07-01T14:00:00+02:00","local":"2026-07-01T12:00:00+02:00","winter":"2026-01-15T12:00:00+01:00",` +
+		`"zones":true,"many":true,"TZ":"UTC","tzname":["UTC","UTC"],"timezone":0,"daylight":0,` +
+		`"localtime":"2026-07-01T12:00:00+0000 UTC","fromtimestamp":"2026-07-01T12:00:00","now":["UTC",0.0]}`
+	if string(res.Value) != want {
+		t.Fatalf("result\n %s\nwant\n %s", res.Value, want)
+	}
+}

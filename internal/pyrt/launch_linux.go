@@ -107,7 +107,10 @@ func launch(specJSON string) error {
 		unix.Close(fd)
 	}
 	argv := []string{spec.Python, "-I", "-S", "-B", "-X", "utf8", "-c", loader, preludeSource, spec.Config}
-	env := append([]string{"LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=/tmp"}, threadEnv...)
+	// TZ=UTC: a run's local time is UTC (time.localtime,
+	// datetime.now().astimezone()), whatever the host's zone; the jail
+	// holds no /etc/localtime and the host's environment never reaches it.
+	env := append([]string{"LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=/tmp", "TZ=UTC"}, threadEnv...)
 	runtime.LockOSThread()
 	return execveat(execFD, argv, env)
 }
