@@ -35,7 +35,7 @@ var modulesSource string
 
 // partSources are the parts of the guest API a VM evaluates when a step
 // first uses them (bootstrap.js, loadPart), by name.
-var partSources = map[string]string{"fetch": fetchSource, "modules": modulesSource}
+var partSources = map[string]string{"fetch": fetchSource, "modules": modulesSource, "intl": intlSource}
 
 // bundle is the bootstrap's bytecode: the part every VM evaluates, and
 // the parts loaded on first use.
@@ -493,6 +493,11 @@ func (m *machine) part(name string) quickjs.Value {
 	code, err := bootstrapCode()
 	if err != nil || code.parts[name] == nil {
 		return quickjs.UndefinedValue
+	}
+	if name == "intl" {
+		if err := m.loadIntl(); err != nil {
+			return quickjs.UndefinedValue
+		}
 	}
 	v, err := m.vm.EvalBytecodeValue(code.parts[name])
 	if err != nil {
