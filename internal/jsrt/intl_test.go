@@ -75,3 +75,50 @@ func TestIntlAgainstNode(t *testing.T) {
 	}
 	t.Logf("node %s: %d exact cases; other locales agree in %d of %d", golden.Node, exact, agree, locale)
 }
+
+// TestIntlLazy: Intl and the locale methods are loaded on first use, by
+// either; until then Intl is an accessor and the methods are wrappers; a
+// step's own Intl or method set first is kept.
+//
+// What the step changes of the other built-ins before its first use of
+// Intl, the part sees (it captures them as it loads): that is the step's
+// own realm, and nothing of the host's depends on it.
+func TestIntlLazy(t *testing.T) {
+	rt := newRT(t)
+	for _, c := range []struct{ name, code, want string }{
+		{"before and after", `
+const d = () => { const x = Object.getOwnPropertyDescriptor(globalThis, "Intl"); return [typeof x.get, typeof x.value, x.enumerable, x.configurable] };
+const before = d();
+const m = Date.prototype.toLocaleString;
+const shape = [m.name, m.length, String.prototype.localeCompare.length, Object.keys(globalThis).includes("Intl")];
+const t = Object.prototype.toString.call(Intl);
+return [before, shape, t, d(), Date.prototype.toLocaleString === m, typeof Intl.PluralRules, Intl === Intl]`,
+			`[["function","undefined",false,true],["toLocaleString",0,1,false],"[object Intl]",["undefined","object",false,true],false,"function",true]`},
+		{"a method first", `
+const r = [new Date(0).toLocaleString(), "a".localeCompare("B"), (12345n).toLocaleString()];
+const x = Object.getOwnPropertyDescriptor(globalThis, "Intl");
+return [r, typeof x.value, new Intl.NumberFormat("en-US", {style: "percent"}).format(0.5)]`,
+			`[["1/1/1970, 12:00:00 AM",-1,"12,345"],"object","50%"]`},
+		{"the step's own Intl", `globalThis.Intl = 1; return [Intl, (5).toLocaleString("en-US", {minimumFractionDigits: 1}), Intl]`, `[1,"5.0",1]`},
+		{"the step's own method", `
+Number.prototype.toLocaleString = function () { return "mine" };
+return [(1).toLocaleString(), new Date(0).toLocaleDateString(), (1).toLocaleString(), typeof Intl.DateTimeFormat]`,
+			`["mine","1/1/1970","mine","function"]`},
+		{"default time zone", `return [new Intl.DateTimeFormat().resolvedOptions().timeZone, new Date(Date.UTC(2026, 0, 1)).toLocaleTimeString()]`, `["UTC","12:00:00 AM"]`},
+		{"bad input", `
+const e = f => { try { f(); return "no error" } catch (x) { return x.name } };
+return [e(() => new Intl.PluralRules("en", {type: "big"})), e(() => Intl.PluralRules("en")), e(() => new Intl.DateTimeFormat("en", {timeZone: "Nowhere/City"})),
+  e(() => Intl.getCanonicalLocales("en_US")), e(() => Intl.PluralRules.prototype.select.call({}, 1)), e(() => "a".localeCompare("b", "en", {sensitivity: "x"}))]`,
+			`["RangeError","TypeError","RangeError","RangeError","TypeError","RangeError"]`},
+		// Loading Intl defines it on the global object and the methods on
+		// the prototypes: frozen first, they cannot have it, and say so.
+		{"frozen global object", `Object.freeze(globalThis); try { return (1).toLocaleString() } catch (e) { return e.message }`, `"the Intl API could not be loaded"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ev := runStep(t, rt, c.code, testLimits, nil)
+			if ev.Error != nil || string(ev.Result.Value) != c.want {
+				t.Fatalf("got %+v %+v, want %s", ev.Result, ev.Error, c.want)
+			}
+		})
+	}
+}
