@@ -8,7 +8,7 @@
 //     golang.org/x/text has (__sbx_intl_plural);
 //   - Collator and String.prototype.localeCompare: CLDR collation for the
 //     locales golang.org/x/text has (__sbx_intl_compare);
-//   - ListFormat: English.
+//   - ListFormat and RelativeTimeFormat: English.
 //
 // It runs when a step first uses Intl, before the step can see it, and
 // keeps what it needs of the built-ins in its closure: the step's later
@@ -250,7 +250,80 @@
   });
   tag(ListFormat.prototype, "Intl.ListFormat");
 
+  // ---- RelativeTimeFormat (English) ----------------------------------------
+  // CLDR's en, by unit and style: the unit's name for one and for other
+  // (a {0} pattern "in {0} NAME" / "{0} NAME ago", or with a leading "!" a
+  // narrow "in {0}NAME"), and numeric "auto"'s words for -1, 0 and 1.
+  const rtUnits = {
+    __proto__: null,
+    second: { long: ["second", "seconds"], short: ["sec.", "sec."], narrow: ["!s", "!s"], auto: ["", "now", ""] },
+    minute: { long: ["minute", "minutes"], short: ["min.", "min."], narrow: ["!m", "!m"], auto: ["", "this minute", ""] },
+    hour: { long: ["hour", "hours"], short: ["hr.", "hr."], narrow: ["!h", "!h"], auto: ["", "this hour", ""] },
+    day: { long: ["day", "days"], short: ["day", "days"], narrow: ["!d", "!d"], auto: ["yesterday", "today", "tomorrow"] },
+    week: { long: ["week", "weeks"], short: ["wk.", "wk."], narrow: ["!w", "!w"], auto: ["last week", "this week", "next week"], autoShort: ["last wk.", "this wk.", "next wk."] },
+    month: { long: ["month", "months"], short: ["mo.", "mo."], narrow: ["!mo", "!mo"], auto: ["last month", "this month", "next month"], autoShort: ["last mo.", "this mo.", "next mo."] },
+    quarter: { long: ["quarter", "quarters"], short: ["qtr.", "qtrs."], narrow: ["!q", "!q"], auto: ["last quarter", "this quarter", "next quarter"], autoShort: ["last qtr.", "this qtr.", "next qtr."] },
+    year: { long: ["year", "years"], short: ["yr.", "yr."], narrow: ["!y", "!y"], auto: ["last year", "this year", "next year"], autoShort: ["last yr.", "this yr.", "next yr."] },
+  };
+  const rtSlots = new WeakMap();
+  function rtSlot(o) {
+    const s = o !== null && (typeof o === "object" || typeof o === "function") ? rtSlots.get(o) : undefined;
+    if (s === undefined) throw new TypeErrorCtor("Intl.RelativeTimeFormat.prototype method called on an incompatible receiver");
+    return s;
+  }
+  function RelativeTimeFormat(locales, opts) {
+    if (new.target === undefined) throw new TypeErrorCtor("Constructor Intl.RelativeTimeFormat requires 'new'");
+    const list = canonical(locales);
+    const o = options(opts);
+    getOption(o, "localeMatcher", ["lookup", "best fit"], "best fit");
+    const style = getOption(o, "style", ["long", "short", "narrow"], "long");
+    const numeric = getOption(o, "numeric", ["always", "auto"], "always");
+    rtSlots.set(this, {
+      locale: list.length > 0 && (list[0] === "en" || ReflectApply(StringSlice, list[0], [0, 3]) === "en-") ? list[0] : "en-US",
+      style: style, numeric: numeric, nf: new Intl.NumberFormat("en-US"), pr: new PluralRules("en"),
+    });
+  }
+  function rtParts(s, value, unit) {
+    let v = NumberCtor(value);
+    if (!NumberIsFinite(v)) throw new RangeErrorCtor("Invalid time value: " + StringCtor(value));
+    let u = StringCtor(unit);
+    if (u.length > 1 && u[u.length - 1] === "s" && rtUnits[ReflectApply(StringSlice, u, [0, -1])] !== undefined) u = ReflectApply(StringSlice, u, [0, -1]);
+    const d = rtUnits[u];
+    if (d === undefined) throw new RangeErrorCtor("Invalid unit argument for format() '" + StringCtor(unit) + "'");
+    const past = v < 0 || (v === 0 && 1 / v < 0);
+    if (s.numeric === "auto" && (v === -1 || v === 0 || v === 1)) {
+      const words = s.style !== "long" && d.autoShort !== undefined ? d.autoShort : d.auto;
+      const w = words[v + 1];
+      if (w !== "") return [{ type: "literal", value: w }];
+    }
+    const abs = MathAbs(v);
+    const name = d[s.style][s.pr.select(abs) === "one" ? 0 : 1];
+    const narrow = name[0] === "!";
+    const unitText = narrow ? ReflectApply(StringSlice, name, [1]) : " " + name;
+    const num = s.nf.formatToParts(abs), parts = [];
+    if (!past) parts[0] = { type: "literal", value: "in " };
+    for (let i = 0; i < num.length; i++) parts[parts.length] = { type: num[i].type, value: num[i].value, unit: u };
+    parts[parts.length] = { type: "literal", value: past ? unitText + " ago" : unitText };
+    return parts;
+  }
+  define(RelativeTimeFormat.prototype, "format", function format(value, unit) {
+    const parts = rtParts(rtSlot(this), value, unit);
+    let out = "";
+    for (let i = 0; i < parts.length; i++) out += parts[i].value;
+    return out;
+  });
+  define(RelativeTimeFormat.prototype, "formatToParts", function formatToParts(value, unit) {
+    return rtParts(rtSlot(this), value, unit);
+  });
+  define(RelativeTimeFormat.prototype, "resolvedOptions", function resolvedOptions() {
+    const s = rtSlot(this);
+    return { locale: s.locale, style: s.style, numeric: s.numeric, numberingSystem: "latn" };
+  });
+  define(RelativeTimeFormat, "supportedLocalesOf", ListFormat.supportedLocalesOf);
+  tag(RelativeTimeFormat.prototype, "Intl.RelativeTimeFormat");
+
   define(Intl, "PluralRules", PluralRules);
   define(Intl, "Collator", Collator);
   define(Intl, "ListFormat", ListFormat);
+  define(Intl, "RelativeTimeFormat", RelativeTimeFormat);
 })

@@ -1,7 +1,7 @@
 // The Intl table: expressions a step evaluates, each against the value
 // node gives (gen.sh writes golden.json). Group "exact" must equal node's
 // value; group "locale" (locales other than English, where this Intl
-// resolves DateTimeFormat, NumberFormat and ListFormat to en-US, as
+// resolves DateTimeFormat, NumberFormat, ListFormat and RelativeTimeFormat to en-US, as
 // ECMA-402 does for a locale an implementation lacks) is measured, not
 // asserted: intl_test.go reports how many agree.
 const zones = ["America/New_York", "Europe/Paris", "Australia/Sydney", "Asia/Kolkata", "America/Sao_Paulo",
@@ -100,6 +100,15 @@ for (const e of [
   `new Intl.ListFormat("en", {type: "unit"}).resolvedOptions()`,
   `(() => { try { new Intl.ListFormat("en").format(["a", 1]); return "no error" } catch (e) { return e.name } })()`,
 ]) add("exact", e);
+// RelativeTimeFormat
+for (const style of ["long", "short", "narrow"]) for (const numeric of ["always", "auto"])
+  for (const unit of ["second", "minutes", "hour", "day", "days", "week", "month", "quarter", "quarters", "year"])
+    add("exact", `[-2, -1, -0, 0, 1, 2, 1.5, -1234.5].map(v => new Intl.RelativeTimeFormat("en", {style: "${style}", numeric: "${numeric}"}).format(v, "${unit}"))`);
+add("exact", `new Intl.RelativeTimeFormat("en").formatToParts(-1234.5, "days")`);
+add("exact", `new Intl.RelativeTimeFormat("en", {numeric: "auto"}).formatToParts(1, "day")`);
+add("exact", `new Intl.RelativeTimeFormat("en-US", {style: "short"}).resolvedOptions()`);
+add("exact", `(() => { try { new Intl.RelativeTimeFormat("en").format(1, "fortnight"); return "no error" } catch (e) { return e.name } })()`);
+add("exact", `(() => { try { new Intl.RelativeTimeFormat("en").format(Infinity, "day"); return "no error" } catch (e) { return e.name } })()`);
 // PluralRules
 for (const l of ["en", "de", "fr", "ja", "ru", "ar", "pl", "cy", "pt", "cs"]) {
   add("exact", `new Intl.PluralRules(${JSON.stringify(l)}).resolvedOptions()`);
@@ -117,6 +126,7 @@ for (const l of ["de", "fr", "ja"]) {
   add("locale", `new Intl.NumberFormat(${JSON.stringify(l)}, {style: "currency", currency: "EUR"}).format(1234.5)`);
   add("locale", `new Intl.NumberFormat(${JSON.stringify(l)}, {style: "percent"}).format(0.25)`);
   add("locale", `new Intl.ListFormat(${JSON.stringify(l)}).format(["a", "b", "c"])`);
+  add("locale", `new Intl.RelativeTimeFormat(${JSON.stringify(l)}).format(-3, "day")`);
 }
 // evaluate runs every case: its value as JSON, or "throws NAME".
 function evaluate() {
