@@ -493,14 +493,18 @@
     [DatePrototype, "toLocaleTimeString"], [Number.prototype, "toLocaleString"],
     [BigInt.prototype, "toLocaleString"], [String.prototype, "localeCompare"],
   ];
+  const ObjectIsExtensible = Object.isExtensible;
   let intlAPI; // the loaded Intl and methods
   let intlLoading = false;
   const intlWrappers = [];
   function __sbx_intlAPI() {
     if (intlAPI !== undefined || intlLoading) return intlAPI;
+    // Loading adds globals (the host's functions, then Intl): on a global
+    // object that takes none it cannot succeed, and must not delete first.
+    if (!ObjectIsExtensible(global)) return undefined;
     intlLoading = true;
+    const before = ObjectGetOwnPropertyDescriptor(global, "Intl");
     try {
-      const before = ObjectGetOwnPropertyDescriptor(global, "Intl");
       const own = before !== undefined && before.get !== __sbx_intlGet;
       if (before !== undefined && before.configurable) delete global.Intl;
       const methods = [];
@@ -520,6 +524,11 @@
       intlAPI = api;
       return api;
     } finally {
+      // A load that failed leaves Intl as it found it: the step's, or
+      // the accessor, which tries again.
+      if (intlAPI === undefined && before !== undefined && before.configurable) {
+        try { ObjectDefineProperty(global, "Intl", before); } catch (_) {}
+      }
       intlLoading = false;
     }
   }

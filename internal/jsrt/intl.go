@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"unicode"
 
@@ -40,7 +39,9 @@ const DefaultTimeZone = "UTC"
 const defaultLocale = "en-US"
 
 // loadIntl installs modernc.org/quickjs/intl's Intl and the host functions
-// intl.js reads (and deletes) from the global object.
+// intl.js reads (and deletes) from the global object. They take any
+// arguments safely: a step that replaced a built-in the loading calls
+// could reach them before intl.js deletes them.
 func (m *machine) loadIntl() error {
 	if err := intl.Register(m.vm, intl.TimeZone(DefaultTimeZone)); err != nil {
 		return fmt.Errorf("jsrt: intl: %w", err)
@@ -169,10 +170,8 @@ func millionsMany(tag language.Tag) bool {
 	return false
 }
 
-// pluralCategories are the forms rules gives for tag, found by sampling
-// the integers and the decimals with up to two places that tell CLDR's
-// rules apart, as a JSON array in the order node reports them: by name,
-// with other last.
+// pluralProbes are the integers and the decimals with up to two places
+// that tell CLDR's rules apart.
 var pluralProbes = func() []string {
 	var p []string
 	for i := 0; i <= 200; i++ {
@@ -184,6 +183,8 @@ var pluralProbes = func() []string {
 	return append(p, "1000", "10000", "100000", "1000000", "2000000", "1000000.5")
 }()
 
+// pluralCategories are the forms rules gives tag for pluralProbes, as a
+// JSON array in the order node reports them: by name, with other last.
 func pluralCategories(rules *plural.Rules, tag language.Tag) string {
 	var seen [len(pluralForms)]bool
 	for _, d := range pluralProbes {
@@ -242,7 +243,12 @@ func intlCompare(coll map[string]*collate.Collator, args []any) (any, error) {
 	}
 	r := c.CompareString(a, b)
 	if sens == "case" && r == 0 {
-		r = collate.New(language.Und).CompareString(withoutMarks(a), withoutMarks(b))
+		tertiary := coll["\x00tertiary"]
+		if tertiary == nil {
+			tertiary = collate.New(language.Und)
+			coll["\x00tertiary"] = tertiary
+		}
+		r = tertiary.CompareString(withoutMarks(a), withoutMarks(b))
 	}
 	return float64(r), nil
 }
@@ -258,20 +264,12 @@ func withoutMarks(s string) string {
 	}, s)
 }
 
-// intlArg is args[i] as a T, if it is one; a number also as an int.
+// intlArg is args[i] as a T, if it is one.
 func intlArg[T any](args []any, i int) (T, bool) {
 	var zero T
 	if i >= len(args) {
 		return zero, false
 	}
 	v, ok := args[i].(T)
-	if !ok {
-		if f, isF := args[i].(float64); isF {
-			if p, isInt := any(&v).(*int); isInt && f == math.Trunc(f) {
-				*p = int(f)
-				return v, true
-			}
-		}
-	}
 	return v, ok
 }

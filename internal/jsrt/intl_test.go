@@ -113,6 +113,14 @@ return [e(() => new Intl.PluralRules("en", {type: "big"})), e(() => Intl.PluralR
 		// Loading Intl defines it on the global object and the methods on
 		// the prototypes: frozen first, they cannot have it, and say so.
 		{"frozen global object", `Object.freeze(globalThis); try { return (1).toLocaleString() } catch (e) { return e.message }`, `"the Intl API could not be loaded"`},
+		{"a failed load keeps the step's Intl", `
+const e = f => { try { return f() } catch (x) { return x.message } };
+globalThis.Intl = "mine";
+Object.freeze(Date.prototype);
+const r = [e(() => (1).toLocaleString()), Intl];
+Object.preventExtensions(globalThis);
+return r.concat([e(() => (1).toLocaleString()), Intl])`,
+			`["the Intl API could not be loaded","mine","the Intl API could not be loaded","mine"]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ev := runStep(t, rt, c.code, testLimits, nil)
