@@ -129,3 +129,37 @@ func BenchmarkDataRoundTrip(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkIntl measures what Intl costs a run, through the jailed process
+// pool: a trivial step, the same step that also makes its first use of
+// Intl (which loads it), and a loop formatting 10,000 dates in a zone.
+// Node's figure for the same loop (README, Go benchmarks) is the best of
+// five after a warm-up of:
+//
+//	node -e 'function loop() { const f = new Intl.DateTimeFormat("en-US", {timeZone: "America/New_York", dateStyle: "medium", timeStyle: "short"}); let s = 0; for (let i = 0; i < 10000; i++) s += f.format(new Date(1700000000000 + i * 3600000)).length; return s }
+//	loop(); let b = Infinity; for (let k = 0; k < 5; k++) { const t = performance.now(); loop(); b = Math.min(b, performance.now() - t) } console.log(b)'
+func BenchmarkIntl(b *testing.B) {
+	for _, bc := range []struct{ name, code string }{
+		{"trivial", "return 1 + 1"},
+		{"first-use", `return new Date(Date.UTC(2026, 6, 1, 12)).toLocaleString("en-US", { timeZone: "Europe/Paris" })`},
+		{"format-10k-dates", `const f = new Intl.DateTimeFormat("en-US", {timeZone: "America/New_York", dateStyle: "medium", timeStyle: "short"});
+let s = 0;
+for (let i = 0; i < 10000; i++) s += f.format(new Date(1700000000000 + i * 3600000)).length;
+return s`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			e := newEngine(b, sandbox.Config{Isolation: sandbox.IsolationProcess, PoolSize: 1, Warm: 2})
+			req := sandbox.Request{Code: bc.code}
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := e.Run(context.Background(), req, nil); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			reportPercentiles(b, lat)
+		})
+	}
+}

@@ -482,6 +482,85 @@
   __sbx_lazy("Response", __sbx_fetchAPI);
   __sbx_lazy("AbortSignal", __sbx_fetchAPI);
 
+  // Intl (intl.js, over Go host functions) is loaded the first time a step
+  // reads the Intl global or calls one of the locale methods ECMA-402
+  // redefines in terms of it. Until then Intl is an accessor like fetch's,
+  // and each of those methods is a wrapper that loads the part and calls
+  // the method the part installed. Loading keeps what the step made its
+  // own: its Intl, or its replacement of one of the methods.
+  const INTL_METHODS = [
+    [DatePrototype, "toLocaleString"], [DatePrototype, "toLocaleDateString"],
+    [DatePrototype, "toLocaleTimeString"], [Number.prototype, "toLocaleString"],
+    [BigInt.prototype, "toLocaleString"], [String.prototype, "localeCompare"],
+  ];
+  const ObjectIsExtensible = Object.isExtensible;
+  let intlAPI; // the loaded Intl and methods
+  let intlLoading = false;
+  const intlWrappers = [];
+  function __sbx_intlAPI() {
+    if (intlAPI !== undefined || intlLoading) return intlAPI;
+    // Loading adds globals (the host's functions, then Intl): on a global
+    // object that takes none it cannot succeed, and must not delete first.
+    if (!ObjectIsExtensible(global)) return undefined;
+    intlLoading = true;
+    const before = ObjectGetOwnPropertyDescriptor(global, "Intl");
+    try {
+      const own = before !== undefined && before.get !== __sbx_intlGet;
+      if (before !== undefined && before.configurable) delete global.Intl;
+      const methods = [];
+      for (let i = 0; i < INTL_METHODS.length; i++) {
+        methods[i] = ObjectGetOwnPropertyDescriptor(INTL_METHODS[i][0], INTL_METHODS[i][1]);
+      }
+      const make = loadPart("intl"); // installs Intl and the methods
+      if (typeof make !== "function") throw new TypeErrorCtor("the Intl API could not be loaded");
+      make();
+      const api = { __proto__: null, Intl: global.Intl, methods: [] };
+      for (let i = 0; i < INTL_METHODS.length; i++) {
+        const o = INTL_METHODS[i][0], k = INTL_METHODS[i][1];
+        api.methods[i] = o[k];
+        if (methods[i] === undefined || methods[i].value !== intlWrappers[i]) ObjectDefineProperty(o, k, methods[i]);
+      }
+      if (own) ObjectDefineProperty(global, "Intl", before);
+      intlAPI = api;
+      return api;
+    } finally {
+      // A load that failed leaves Intl as it found it: the step's, or
+      // the accessor, which tries again.
+      if (intlAPI === undefined && before !== undefined && before.configurable) {
+        try { ObjectDefineProperty(global, "Intl", before); } catch (_) {}
+      }
+      intlLoading = false;
+    }
+  }
+  function __sbx_intlGet() {
+    const api = __sbx_intlAPI();
+    return api === undefined ? undefined : api.Intl;
+  }
+  ObjectDefineProperty(global, "Intl", {
+    __proto__: null, configurable: true, enumerable: false,
+    get: __sbx_intlGet,
+    set: function __sbx_intlSet(v) { __sbx_settle("Intl", v); },
+  });
+  function __sbx_intlMethod(i) {
+    const api = __sbx_intlAPI();
+    if (api === undefined) throw new TypeErrorCtor("the Intl API could not be loaded");
+    return api.methods[i];
+  }
+  const intlWrapperDefs = {
+    toLocaleString() { return ReflectApply(__sbx_intlMethod(0), this, arguments); },
+    toLocaleDateString() { return ReflectApply(__sbx_intlMethod(1), this, arguments); },
+    toLocaleTimeString() { return ReflectApply(__sbx_intlMethod(2), this, arguments); },
+  };
+  intlWrappers[0] = intlWrapperDefs.toLocaleString;
+  intlWrappers[1] = intlWrapperDefs.toLocaleDateString;
+  intlWrappers[2] = intlWrapperDefs.toLocaleTimeString;
+  intlWrappers[3] = { toLocaleString() { return ReflectApply(__sbx_intlMethod(3), this, arguments); } }.toLocaleString;
+  intlWrappers[4] = { toLocaleString() { return ReflectApply(__sbx_intlMethod(4), this, arguments); } }.toLocaleString;
+  intlWrappers[5] = { localeCompare(that) { return ReflectApply(__sbx_intlMethod(5), this, arguments); } }.localeCompare;
+  for (let i = 0; i < INTL_METHODS.length; i++) {
+    ObjectDefineProperty(INTL_METHODS[i][0], INTL_METHODS[i][1], { __proto__: null, value: intlWrappers[i], writable: true, configurable: true, enumerable: false });
+  }
+
   const guest = {
     input: undefined,
     dataProxy: ObjectFreeze({ request: __sbx_request }),

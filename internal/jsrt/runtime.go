@@ -37,7 +37,11 @@ var modulesSource string
 
 // partSources are the parts of the guest API a VM evaluates when a step
 // first uses them (bootstrap.js, loadPart), by name.
-var partSources = map[string]string{"fetch": fetchSource, "modules": strings.Replace(modulesSource, "__SBX_GLPK_VERSION__", strconv.Quote(glpk.Version()), 1)}
+var partSources = map[string]string{
+	"fetch":   fetchSource,
+	"modules": strings.Replace(modulesSource, "__SBX_GLPK_VERSION__", strconv.Quote(glpk.Version()), 1),
+	"intl":    intlSource,
+}
 
 // bundle is the bootstrap's bytecode: the part every VM evaluates, and
 // the parts loaded on first use.
@@ -495,6 +499,11 @@ func (m *machine) part(name string) quickjs.Value {
 	code, err := bootstrapCode()
 	if err != nil || code.parts[name] == nil {
 		return quickjs.UndefinedValue
+	}
+	if name == "intl" {
+		if err := m.loadIntl(); err != nil {
+			return quickjs.UndefinedValue
+		}
 	}
 	v, err := m.vm.EvalBytecodeValue(code.parts[name])
 	if err != nil {
