@@ -114,3 +114,21 @@ func TestRunCustomCatalogue(t *testing.T) {
 		t.Errorf("failed install: exit %d, %q", code, errs)
 	}
 }
+
+// TestPackagesNodeBuiltins: a package that needs a Node built-in to load
+// (graceful-fs 4.2.11 requires "fs" at its top) is refused at install,
+// naming what it needs, and nothing is installed.
+func TestPackagesNodeBuiltins(t *testing.T) {
+	dir := t.TempDir()
+	cat := writeFile(t, dir, "catalogue.json", `[{"name": "graceful-fs", "version": "4.2.11",
+  "integrity": "sha512-RbJ5/jmFcNNCcDV5o9eTnBLJ/HszWV0P73bc+Ff4nS/rJj+YaS6IGyiOL0VoBYX+l1Wrl3k63h/KrH+nhJ0XvQ=="}]`)
+	cache := filepath.Join(dir, "cache")
+	code, out, errs := stepbox(t, "", "packages", "install", "--catalogue", cat, "--cache", cache)
+	if code != cli.ExitUnavailable || out != "" ||
+		!strings.Contains(errs, "graceful-fs@4.2.11: needs Node built-in modules that a step does not have: fs") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, out, _ := stepbox(t, "", "packages", "list", "--catalogue", cat, "--cache", cache); code != cli.ExitUnavailable || !strings.Contains(out, "not installed") {
+		t.Errorf("list: exit %d, %q", code, out)
+	}
+}
