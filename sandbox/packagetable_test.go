@@ -118,29 +118,34 @@ func TestPackageTable(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v (run scripts/npm-table-golden %s)", err, name)
 			}
-			_, res, err := run(t, e, sandbox.Request{Code: string(code)}, nil)
-			if fail, ok := tableFailures[name]; ok {
-				if err == nil {
-					t.Fatalf("passes now (it needed %s): remove it from tableFailures", fail.why)
-				}
-				if !strings.Contains(err.Error(), fail.want) {
-					t.Fatalf("fails, but not on %s: %v", fail.why, err)
-				}
-				t.Logf("expected failure, needs %s: %v", fail.why, err)
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got, want any
-			if err := json.Unmarshal(res.Value, &got); err != nil {
-				t.Fatalf("result %s: %v", res.Value, err)
-			}
+			var want any
 			if err := json.Unmarshal(golden, &want); err != nil {
 				t.Fatalf("golden: %v", err)
 			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("got  %s\nNode %s", res.Value, golden)
+			// The same file is a TypeScript step: the compiler keeps
+			// the imports for the engine to resolve the same way.
+			for _, lang := range []sandbox.Language{sandbox.JavaScript, sandbox.TypeScript} {
+				_, res, err := run(t, e, sandbox.Request{Language: lang, Code: string(code)}, nil)
+				if fail, ok := tableFailures[name]; ok {
+					if err == nil {
+						t.Fatalf("%s: passes now (it needed %s): remove it from tableFailures", lang, fail.why)
+					}
+					if !strings.Contains(err.Error(), fail.want) {
+						t.Fatalf("%s: fails, but not on %s: %v", lang, fail.why, err)
+					}
+					t.Logf("%s: expected failure, needs %s: %v", lang, fail.why, err)
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: %v", lang, err)
+				}
+				var got any
+				if err := json.Unmarshal(res.Value, &got); err != nil {
+					t.Fatalf("%s: result %s: %v", lang, res.Value, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: got  %s\nNode %s", lang, res.Value, golden)
+				}
 			}
 		})
 	}
