@@ -94,6 +94,12 @@ func TestRunCustomCatalogue(t *testing.T) {
 	if code != cli.ExitOK || strings.TrimSpace(out) != `"<b> & 😀"` || errs != "" {
 		t.Fatalf("second run: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+	// he is CommonJS: its default import is module.exports, as in Node.
+	code, out, errs = stepbox(t, "import he from \"he\"\nimport * as ns from \"he\"\nreturn [he.decode(\"&amp;\"), ns.default === he, typeof ns.escape]",
+		"run", "-", "--catalogue", cat, "--cache", cache)
+	if code != cli.ExitOK || strings.TrimSpace(out) != `["&",true,"function"]` {
+		t.Fatalf("default import: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 	// TypeScript imports from the same catalogue; "stepbox packages" sees
 	// the same cache.
 	code, out, errs = stepbox(t, "import * as he from \"he\"\nconst s: string = he.encode(\"<é\")\nreturn s",
