@@ -94,6 +94,12 @@ func TestRunCustomCatalogue(t *testing.T) {
 	if code != cli.ExitOK || strings.TrimSpace(out) != `"<b> & 😀"` || errs != "" {
 		t.Fatalf("second run: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
+	// he is CommonJS: its default import is module.exports, as in Node.
+	code, out, errs = stepbox(t, "import he from \"he\"\nimport * as ns from \"he\"\nreturn [he.decode(\"&amp;\"), ns.default === he, typeof ns.escape]",
+		"run", "-", "--catalogue", cat, "--cache", cache)
+	if code != cli.ExitOK || strings.TrimSpace(out) != `["&",true,"function"]` {
+		t.Fatalf("default import: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
 	// TypeScript imports from the same catalogue; "stepbox packages" sees
 	// the same cache.
 	code, out, errs = stepbox(t, "import * as he from \"he\"\nconst s: string = he.encode(\"<é\")\nreturn s",
@@ -112,5 +118,23 @@ func TestRunCustomCatalogue(t *testing.T) {
 	code, _, errs = stepbox(t, "", "run", step, "--catalogue", cat, "--cache", filepath.Join(dir, "other"), "--npm", "stepbox-no-such-npm")
 	if code != cli.ExitUnavailable || !strings.Contains(errs, "package he@1.2.0 could not be installed") || !strings.Contains(errs, "was not found") {
 		t.Errorf("failed install: exit %d, %q", code, errs)
+	}
+}
+
+// TestPackagesNodeBuiltins: a package that needs a Node built-in to load
+// (graceful-fs 4.2.11 requires "fs" at its top) is refused at install,
+// naming what it needs, and nothing is installed.
+func TestPackagesNodeBuiltins(t *testing.T) {
+	dir := t.TempDir()
+	cat := writeFile(t, dir, "catalogue.json", `[{"name": "graceful-fs", "version": "4.2.11",
+  "integrity": "sha512-RbJ5/jmFcNNCcDV5o9eTnBLJ/HszWV0P73bc+Ff4nS/rJj+YaS6IGyiOL0VoBYX+l1Wrl3k63h/KrH+nhJ0XvQ=="}]`)
+	cache := filepath.Join(dir, "cache")
+	code, out, errs := stepbox(t, "", "packages", "install", "--catalogue", cat, "--cache", cache)
+	if code != cli.ExitUnavailable || out != "" ||
+		!strings.Contains(errs, "graceful-fs@4.2.11: needs Node built-in modules that a step does not have: fs") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if code, out, _ := stepbox(t, "", "packages", "list", "--catalogue", cat, "--cache", cache); code != cli.ExitUnavailable || !strings.Contains(out, "not installed") {
+		t.Errorf("list: exit %d, %q", code, out)
 	}
 }

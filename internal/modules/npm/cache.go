@@ -28,6 +28,12 @@ const (
 	recordFile = "stepbox.json"
 )
 
+// bundleFormat is the version of what Install makes of a package, in
+// stepbox.json: an install made another way (before 2, a CommonJS
+// package's bundle was its bare module.exports) is not used, and Install
+// replaces it.
+const bundleFormat = 2
+
 // MaxBundleBytes is the largest bundle Install accepts. A bundle travels
 // with every run that imports it.
 const MaxBundleBytes = 8 << 20
@@ -40,9 +46,13 @@ type record struct {
 	SHA256    string `json:"sha256"`  // of bundle.js
 	Bytes     int    `json:"bytes"`   // of bundle.js
 	Esbuild   string `json:"esbuild"` // the bundler's version
+	Format    int    `json:"format"`  // bundleFormat
 	// Dependencies are the packages npm installed with it, "name@version",
 	// when it has any.
 	Dependencies []string `json:"dependencies,omitempty"`
+	// NodeBuiltins are the Node built-ins the package refers to but does
+	// not need to load, whose require throws in a step.
+	NodeBuiltins []string `json:"nodeBuiltins,omitempty"`
 }
 
 // Cache is a directory of installed packages (see the package
@@ -94,6 +104,10 @@ func (c Cache) Load(p Package) (*Bundle, error) {
 	if rec.Name != p.Name || rec.Version != p.Version || rec.Integrity != p.Integrity {
 		return nil, fmt.Errorf("%w: %s: the install in %s is of %s@%s with integrity %s",
 			ErrNotInstalled, p, dir, rec.Name, rec.Version, rec.Integrity)
+	}
+	if rec.Format != bundleFormat {
+		return nil, fmt.Errorf("%w: %s: the install in %s was made by another version of Stepbox (bundle format %d, not %d): install it again",
+			ErrNotInstalled, p, dir, rec.Format, bundleFormat)
 	}
 	src, err := os.ReadFile(filepath.Join(dir, bundleFile))
 	if err != nil {

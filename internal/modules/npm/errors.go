@@ -3,6 +3,7 @@ package npm
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrNotInstalled is wrapped by Load's error when the cache has no usable
@@ -26,9 +27,18 @@ func (e *IntegrityError) Error() string {
 type BundleError struct {
 	Package  Package
 	Messages []string // esbuild's errors
+	// NodeBuiltins are the Node built-in modules ("fs", "child_process")
+	// that the package imports or requires unconditionally, sorted; a step
+	// has none of them. A require() inside try/catch, which the package
+	// expects may fail, is not one.
+	NodeBuiltins []string
 }
 
 func (e *BundleError) Error() string {
+	if len(e.NodeBuiltins) > 0 {
+		return fmt.Sprintf("npm: %s: needs Node built-in modules that a step does not have: %s; not installed",
+			e.Package, strings.Join(e.NodeBuiltins, ", "))
+	}
 	msg := fmt.Sprintf("npm: %s: cannot be bundled for a step", e.Package)
 	for i, m := range e.Messages {
 		if i == 5 {

@@ -18,8 +18,10 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/evanw/esbuild/pkg/api"
+	"modernc.org/quickjs"
 )
 
 // InstallOptions configure how Install runs npm.
@@ -100,14 +102,19 @@ func (c Cache) Install(ctx context.Context, p Package, opts InstallOptions) (*Bu
 	if err := unpack(tarball, pkgDir); err != nil {
 		return nil, fmt.Errorf("npm: install %s: unpack: %w", p, err)
 	}
-	deps, err := c.dependencies(ctx, p, pkgDir, opts)
+	deps, err := c.dependencies(ctx, p, pkgDir, filepath.Join(tmp, "deps"), opts)
 	if err != nil {
 		return nil, err
 	}
 	logf("%s: bundle with esbuild", p)
-	src, err := bundle(p, build)
+	b, err := bundle(p, build)
 	if err != nil {
 		return nil, err
+	}
+	src := b.src
+	if len(b.builtins) > 0 {
+		logf("%s: refers to Node built-ins a step does not have, not needed to load it: %s (a step that reaches one fails)",
+			p, strings.Join(b.builtins, ", "))
 	}
 
 	out := filepath.Join(tmp, "out")
@@ -117,7 +124,7 @@ func (c Cache) Install(ctx context.Context, p Package, opts InstallOptions) (*Bu
 	sum := sha256.Sum256([]byte(src))
 	rec, _ := json.MarshalIndent(record{
 		Name: p.Name, Version: p.Version, Integrity: p.Integrity,
-		SHA256: hex.EncodeToString(sum[:]), Bytes: len(src), Esbuild: esbuildVersion(), Dependencies: deps,
+		SHA256: hex.EncodeToString(sum[:]), Bytes: len(src), Esbuild: esbuildVersion(), Format: bundleFormat, Dependencies: deps, NodeBuiltins: b.builtins,
 	}, "", "  ")
 	files := map[string][]byte{bundleFile: []byte(src), recordFile: append(rec, '\n')}
 	if err := licences(pkgDir, files); err != nil {
@@ -254,8 +261,9 @@ func unpack(tarball []byte, dir string) error {
 }
 
 // dependencies installs p's dependencies, if it declares any, with npm
-// (no scripts, no dev dependencies) and returns them as name@version.
-func (c Cache) dependencies(ctx context.Context, p Package, pkgDir string, opts InstallOptions) ([]string, error) {
+// (no scripts, no dev dependencies) in depDir, moves them into pkgDir's
+// node_modules and returns them as name@version.
+func (c Cache) dependencies(ctx context.Context, p Package, pkgDir, depDir string, opts InstallOptions) ([]string, error) {
 	raw, err := os.ReadFile(filepath.Join(pkgDir, "package.json"))
 	if err != nil {
 		return nil, fmt.Errorf("npm: install %s: %w", p, err)
@@ -272,16 +280,31 @@ func (c Cache) dependencies(ctx context.Context, p Package, pkgDir string, opts 
 	if opts.Log != nil {
 		fmt.Fprintf(opts.Log, "%s: npm install (%d dependencies)\n", p, len(manifest.Dependencies))
 	}
-	if _, err := npm(ctx, pkgDir, opts, "install", "--omit=dev", "--omit=optional", "--ignore-scripts",
+	// In a directory of their own, whose package.json holds them alone:
+	// in the package's own directory npm would resolve its development
+	// dependencies too (--omit=dev only skips writing them), and fail on
+	// any that do not resolve.
+	if err := os.MkdirAll(depDir, 0o755); err != nil {
+		return nil, fmt.Errorf("npm: install %s: %w", p, err)
+	}
+	manifestJSON, _ := json.Marshal(map[string]any{"private": true, "dependencies": manifest.Dependencies})
+	if err := os.WriteFile(filepath.Join(depDir, "package.json"), manifestJSON, 0o644); err != nil {
+		return nil, fmt.Errorf("npm: install %s: %w", p, err)
+	}
+	if _, err := npm(ctx, depDir, opts, "install", "--omit=dev", "--omit=optional", "--ignore-scripts",
 		"--no-audit", "--no-fund", "--loglevel=error"); err != nil {
 		return nil, err
+	}
+	// Where the package's own imports find them.
+	if err := os.Rename(filepath.Join(depDir, "node_modules"), filepath.Join(pkgDir, "node_modules")); err != nil {
+		return nil, fmt.Errorf("npm: install %s: %w", p, err)
 	}
 	var lock struct {
 		Packages map[string]struct {
 			Version string `json:"version"`
 		} `json:"packages"`
 	}
-	raw, err = os.ReadFile(filepath.Join(pkgDir, "package-lock.json"))
+	raw, err = os.ReadFile(filepath.Join(depDir, "package-lock.json"))
 	if err != nil || json.Unmarshal(raw, &lock) != nil {
 		return nil, nil // the record is informational
 	}
@@ -296,8 +319,12 @@ func (c Cache) dependencies(ctx context.Context, p Package, pkgDir string, opts 
 }
 
 // bundle bundles the package installed in build/node_modules into one
-// script, with esbuild.
-func bundle(p Package, build string) (string, error) {
+// script, with esbuild. The script's value is the module namespace a
+// step's import of the package sees, as Node makes it: an ECMAScript
+// module's own, or for a CommonJS module (see cjsNamespace) one whose
+// default export is module.exports.
+func bundle(p Package, build string) (bundled, error) {
+	var b bundled
 	res := api.Build(api.BuildOptions{
 		EntryPoints:   []string{p.Name},
 		AbsWorkingDir: build,
@@ -305,12 +332,22 @@ func bundle(p Package, build string) (string, error) {
 		Write:         false,
 		Format:        api.FormatIIFE,
 		GlobalName:    globalName,
-		// Neutral: no Node or browser built-ins; the package fields and
-		// export conditions an ECMAScript module loader uses.
-		Platform:          api.PlatformNeutral,
-		MainFields:        []string{"module", "main"},
-		Conditions:        []string{"import", "module", "default"},
-		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
+		// The file Node would load for an import: the "import" condition
+		// of package.json's exports, else "main" (Node ignores "module").
+		// But a step is not Node: it has no Node built-ins and has the web
+		// platform's globals, so a package's "browser" build is preferred
+		// to one that needs "node:crypto", and its "browser" field's
+		// replacements of files (object-inspect's of its use of "util")
+		// apply: platform browser, whose main fields are not used.
+		Platform:   api.PlatformBrowser,
+		MainFields: []string{"main"},
+		Conditions: []string{"import", "module", "browser", "default"},
+		Define:     map[string]string{"process.env.NODE_ENV": `"production"`},
+		// A package's imports of Node built-ins stay in the bundle as
+		// require calls that throw, so that a package that needs one only
+		// on some path (papaparse's Node streams) still installs; one that
+		// needs one to load is refused below.
+		External:          externalBuiltins,
 		Target:            api.ES2023, // what QuickJS implements
 		MinifyWhitespace:  true,
 		MinifySyntax:      true,
@@ -329,30 +366,156 @@ func bundle(p Package, build string) (string, error) {
 			}
 			e.Messages = append(e.Messages, s)
 		}
-		return "", e
+		return b, e
 	}
 	if len(res.OutputFiles) != 1 {
-		return "", &BundleError{Package: p, Messages: []string{fmt.Sprintf("esbuild produced %d files", len(res.OutputFiles))}}
+		return b, &BundleError{Package: p, Messages: []string{fmt.Sprintf("esbuild produced %d files", len(res.OutputFiles))}}
 	}
 	// Every input must be the package's or its dependencies': esbuild
 	// looks for node_modules in parent directories too.
 	var meta struct {
-		Inputs map[string]json.RawMessage `json:"inputs"`
+		Inputs map[string]struct {
+			Format  string `json:"format"`
+			Imports []struct {
+				Path     string `json:"path"`
+				External bool   `json:"external"`
+			} `json:"imports"`
+		} `json:"inputs"`
+		Outputs map[string]struct {
+			EntryPoint string `json:"entryPoint"`
+		} `json:"outputs"`
 	}
 	if err := json.Unmarshal([]byte(res.Metafile), &meta); err != nil {
-		return "", &BundleError{Package: p, Messages: []string{"esbuild's metafile: " + err.Error()}}
+		return b, &BundleError{Package: p, Messages: []string{"esbuild's metafile: " + err.Error()}}
 	}
 	for in := range meta.Inputs {
-		if !strings.HasPrefix(in, "node_modules/") {
-			return "", &BundleError{Package: p, Messages: []string{fmt.Sprintf("%s is outside the package's directory", in)}}
+		// "(disabled):" marks a file the package's "browser" field maps
+		// to false: an empty module.
+		if !strings.HasPrefix(strings.TrimPrefix(in, "(disabled):"), "node_modules/") {
+			return b, &BundleError{Package: p, Messages: []string{fmt.Sprintf("%s is outside the package's directory", in)}}
 		}
 	}
-	src := "(function () {\n" + string(res.OutputFiles[0].Contents) + "return " + globalName + ";\n})()\n"
-	if len(src) > MaxBundleBytes {
-		return "", &BundleError{Package: p, Messages: []string{fmt.Sprintf("the bundle is %d bytes, more than %d", len(src), MaxBundleBytes)}}
+	builtins := map[string]bool{}
+	for _, in := range meta.Inputs {
+		for _, imp := range in.Imports {
+			if imp.External {
+				builtins[strings.TrimPrefix(imp.Path, "node:")] = true
+			}
+		}
 	}
-	return src, nil
+	for name := range builtins {
+		b.builtins = append(b.builtins, name)
+	}
+	sort.Strings(b.builtins)
+	entry := ""
+	for _, out := range meta.Outputs {
+		entry = out.EntryPoint
+	}
+	in, ok := meta.Inputs[entry]
+	if !ok {
+		return b, &BundleError{Package: p, Messages: []string{fmt.Sprintf("esbuild's metafile names no entry point (%q)", entry)}}
+	}
+	ret := globalName
+	// esbuild marks a file that uses import or export "esm"; any other
+	// is CommonJS (or a plain script, which Node loads as CommonJS too),
+	// and the IIFE's value is its module.exports.
+	if in.Format != "esm" {
+		ret = cjsNamespace + "(" + globalName + ")"
+	}
+	b.src = "(function () {\n" + string(res.OutputFiles[0].Contents) + "return " + ret + ";\n})()\n"
+	if len(b.src) > MaxBundleBytes {
+		return b, &BundleError{Package: p, Messages: []string{fmt.Sprintf("the bundle is %d bytes, more than %d", len(b.src), MaxBundleBytes)}}
+	}
+	if len(b.builtins) > 0 {
+		if err := loadCheck(p, b.src); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
+
+// bundled is what bundle makes of a package.
+type bundled struct {
+	src string
+	// builtins are the Node built-ins the package imports or requires,
+	// sorted: a require of one throws when it runs.
+	builtins []string
+}
+
+// loadCheck evaluates a bundle that refers to Node built-ins in a bare
+// QuickJS VM, and refuses the package if it requires one of them to load.
+// Any other failure is left for the step that imports the package to
+// report: the VM lacks the globals a step has.
+func loadCheck(p Package, src string) error {
+	vm, err := quickjs.NewVM()
+	if err != nil {
+		return fmt.Errorf("npm: %s: %w", p, err)
+	}
+	defer vm.Close()
+	vm.SetMemoryLimit(256 << 20)
+	_ = vm.SetEvalTimeout(10 * time.Second)
+	_, err = vm.Eval(src+";0", quickjs.EvalGlobal) // the namespace stays in the VM
+	if err == nil {
+		return nil
+	}
+	var need []string
+	msg := err.Error()
+	for {
+		_, rest, ok := strings.Cut(msg, `Dynamic require of "`)
+		if !ok {
+			break
+		}
+		name, after, _ := strings.Cut(rest, `"`)
+		name = strings.TrimPrefix(name, "node:")
+		if top, _, _ := strings.Cut(name, "/"); nodeBuiltins[top] {
+			need = append(need, name)
+		}
+		msg = after
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	return &BundleError{Package: p, Messages: []string{err.Error()}, NodeBuiltins: need}
+}
+
+// cjsNamespace is a function expression that makes, from a CommonJS
+// module's module.exports, the namespace an ECMAScript import of it gets
+// in Node: "default" is module.exports itself (also when it sets
+// __esModule), and the other names are module.exports' own enumerable
+// properties, sorted, in a frozen object with a null prototype and the
+// tag "Module". Node finds the names by scanning the source
+// (cjs-module-lexer), which finds fewer (none for a UMD bundle such as
+// lodash's): every name Node gives is here, with Node's value.
+const cjsNamespace = `(function (m) {
+var ns = Object.create(null), names = [];
+if ((typeof m === "object" && m !== null) || typeof m === "function") names = Object.keys(m);
+names.push("default");
+names.sort();
+for (var i = 0; i < names.length; i++) {
+var k = names[i];
+if (k === "__esModule") continue;
+Object.defineProperty(ns, k, { value: k === "default" ? m : m[k], enumerable: true, writable: false, configurable: false });
+}
+Object.defineProperty(ns, Symbol.toStringTag, { value: "Module" });
+return Object.freeze(ns);
+})`
+
+// nodeBuiltins are Node's built-in modules (module.builtinModules of
+// Node 20, without the subpaths and the internal "_" ones).
+var nodeBuiltins = map[string]bool{}
+
+// externalBuiltins are the import paths of Node's built-ins, for esbuild.
+var externalBuiltins = func() []string {
+	var ext []string
+	for _, n := range strings.Fields(`assert async_hooks buffer child_process cluster console constants
+crypto dgram diagnostics_channel dns domain events fs http http2 https inspector module net os path
+perf_hooks process punycode querystring readline repl stream string_decoder sys timers tls
+trace_events tty url util v8 vm wasi worker_threads zlib`) {
+		nodeBuiltins[n] = true
+		ext = append(ext, n, n+"/*", "node:"+n, "node:"+n+"/*")
+	}
+	return ext
+}()
 
 // licences adds the package's licence and notice files to files.
 func licences(pkgDir string, files map[string][]byte) error {

@@ -76,6 +76,26 @@ func TestInstallAndLoad(t *testing.T) {
 			t.Fatalf("got %v", err)
 		}
 	})
+	t.Run("an install of another bundle format is not used", func(t *testing.T) {
+		d := t.TempDir()
+		if err := os.CopyFS(d, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		f := filepath.Join(d, "simple-statistics@7.12.1", "stepbox.json")
+		rec, err := os.ReadFile(f)
+		if err != nil || !strings.Contains(string(rec), `,
+  "format": 2`) {
+			t.Fatalf("stepbox.json %s: %v", rec, err)
+		}
+		// What Stepbox wrote before the format existed.
+		if err := os.WriteFile(f, []byte(strings.Replace(string(rec), `,
+  "format": 2`, "", 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := (npm.Cache{Dir: d}).Load(ss); !errors.Is(err, npm.ErrNotInstalled) || !strings.Contains(err.Error(), "another version of Stepbox") {
+			t.Fatalf("got %v", err)
+		}
+	})
 }
 
 func TestIntegrityMismatch(t *testing.T) {
