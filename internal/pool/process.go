@@ -475,7 +475,9 @@ func (p *Pool) startWorker(slot int) (_ *proc, err error) {
 	if p.cfg.Prepare != nil {
 		prepare = func(cmd *exec.Cmd) (Handle, error) { return p.cfg.Prepare(cmd, w.id) }
 	}
-	pr, err := p.startProcess("worker", cmd, prepare, w.reaped)
+	// The process may die before startProcess returns and w.process is
+	// set: reaped must not reach the pool through it.
+	pr, err := p.startProcess("worker", cmd, prepare, func() { w.reaped(p) })
 	for _, f := range childEnds {
 		f.Close()
 	}
@@ -569,7 +571,7 @@ var hostBootstrap = sync.OnceValue(func() *ipc.Bootstrap {
 // reaped runs once the worker has been reaped: a Run writing to the dead
 // worker fails at once, its zygote is killed, and the reader is not kept
 // waiting by a grandchild that still holds a descriptor.
-func (w *proc) reaped() {
+func (w *proc) reaped(p *Pool) {
 	w.diedBusy = w.busy.Load()
 	w.in.Close()
 	if w.pass != nil {
@@ -578,10 +580,10 @@ func (w *proc) reaped() {
 	if z := w.currentZygote(); z != nil {
 		z.kill("")
 	}
-	w.p.procs.Add(1) // Done when the reader stopped or its grace is over.
+	p.procs.Add(1) // Done when the reader stopped or its grace is over.
 	go func() {
-		defer w.p.procs.Done()
-		t := time.NewTimer(w.p.cfg.StopTimeout)
+		defer p.procs.Done()
+		t := time.NewTimer(p.cfg.StopTimeout)
 		defer t.Stop()
 		select {
 		case <-w.readerDone:
