@@ -584,6 +584,8 @@ func (rn *run) host(args []any) (any, error) {
 			delete(rn.timers, id)
 		}
 		return nil, nil
+	case "web":
+		return rn.webCall(args)
 	case "duckdb.open", "duckdb.load", "duckdb.query", "duckdb.exec", "duckdb.close", "glpk.solve":
 		return rn.moduleCall(op, args)
 	case "done":

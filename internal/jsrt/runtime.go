@@ -33,9 +33,21 @@ var fetchSource string
 //go:embed modules.js
 var modulesSource string
 
+//go:embed web.js
+var webSource string
+
+//go:embed url.js
+var urlSource string
+
+//go:embed crypto.js
+var cryptoSource string
+
 // partSources are the parts of the guest API a VM evaluates when a step
 // first uses them (bootstrap.js, loadPart), by name.
-var partSources = map[string]string{"fetch": fetchSource, "modules": modulesSource}
+var partSources = map[string]string{
+	"fetch": fetchSource, "modules": modulesSource,
+	"web": webSource, "url": urlSource, "crypto": cryptoSource,
+}
 
 // bundle is the bootstrap's bytecode: the part every VM evaluates, and
 // the parts loaded on first use.
