@@ -1,5 +1,6 @@
 # A Python step with pandas (Debian's python3-pandas, imported in the jail):
-# 10,000 sales grouped by region.
+# 10,000 sales grouped by region: stepbox run examples/pandas.py prints
+# {"east":{"total":9998,"n":3333},"north":{"total":9999,"n":3334},"south":{"total":9997,"n":3333}}
 import pandas as pd
 
 regions = ["north", "south", "east"]

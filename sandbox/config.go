@@ -181,10 +181,10 @@ func (c Config) resolve() (*resolved, error) {
 	if r.EventBuffer == 0 {
 		r.EventBuffer = defaultEventBuffer
 	}
-	if err := c.Caps.validate("caps"); err != nil {
+	if err := validateLimits(c.Caps, "caps"); err != nil {
 		errs = append(errs, err)
 	}
-	caps := c.Caps.orDefault(DefaultCaps)
+	caps := limitsOrDefault(c.Caps, DefaultCaps)
 	if r.DefaultPlan == "" {
 		r.DefaultPlan = defaultPlanName
 	}
@@ -203,11 +203,11 @@ func (c Config) resolve() (*resolved, error) {
 			errs = append(errs, errors.New("plans: a plan has an empty name"))
 			continue
 		}
-		if err := l.validate("plans." + name); err != nil {
+		if err := validateLimits(l, "plans."+name); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		r.plans[name] = l.orDefault(DefaultLimits).clamp(caps)
+		r.plans[name] = clampLimits(limitsOrDefault(l, DefaultLimits), caps)
 	}
 	if _, ok := r.plans[r.DefaultPlan]; !ok {
 		errs = append(errs, fmt.Errorf("defaultPlan=%q is not in plans", r.DefaultPlan))

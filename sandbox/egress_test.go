@@ -175,7 +175,7 @@ func TestFetchLimits(t *testing.T) {
 
 func TestFetchOff(t *testing.T) {
 	_, res, err := run(t, engine(t), sandbox.Request{Code: `try { await fetch("https://example.com") } catch (e) { return e.message }`}, nil)
-	if err != nil || string(res.Value) != `"fetch failed: fetch is not enabled on this engine"` {
+	if err != nil || string(res.Value) != `"fetch failed: fetch is not enabled on this engine: give it an egress policy (stepbox run --egress FILE; the server config's egress key; Config.Egress)"` {
 		t.Fatalf("%s %v", res.Value, err)
 	}
 }

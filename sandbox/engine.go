@@ -68,9 +68,13 @@ func New(cfg Config) (*Engine, error) {
 // aborted (ABORTED, and errors.Is(err, context.Canceled) holds). An error
 // from Submit itself means the run was not accepted (VALIDATION; or
 // UNAVAILABLE: queue full, engine closed) and no events follow; once Submit
-// returns a Session, exactly one terminal event ends its stream.
+// returns a Session, exactly one terminal event ends its stream. A step
+// that does not parse is the step's fault, not a refusal: a JavaScript or
+// Python syntax error and a TypeScript compile error alike are accepted
+// runs ending in a VALIDATION error with its Position (the TypeScript one
+// at once, without taking a slot, with every Diagnostic).
 func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
-	job, ts, err := e.prepare(ctx, req)
+	job, ts, fault, err := e.prepare(ctx, req)
 	plan := req.Plan
 	if plan == "" {
 		plan = e.cfg.DefaultPlan
@@ -85,6 +89,17 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
 		err := newError(CodeUnavailable, ErrClosed, "the engine is closed")
 		e.meterRefused(req, err)
 		return nil, err
+	}
+	if fault != nil {
+		// The step does not compile: an accepted run that ends at once,
+		// as a JavaScript syntax error does, without taking a slot.
+		s := newSession(ctx, e, req, job, nil)
+		s.plan = plan
+		e.sessions[s] = struct{}{}
+		e.wg.Add(1) // Done in Session.fail once the terminal event is out.
+		e.mu.Unlock()
+		go s.fail(fault)
+		return s, nil
 	}
 	w, err := e.sched.enqueue(req.Tenant)
 	if err != nil {
@@ -106,15 +121,11 @@ func (e *Engine) Submit(ctx context.Context, req Request) (*Session, error) {
 	return s, nil
 }
 
-// DataHandler answers a step's dataProxy.request(method, params). Its
-// result is sent to the step as JSON (a json.RawMessage is sent as is); an
-// error rejects the step's promise with the error's text.
-type DataHandler func(ctx context.Context, method string, params json.RawMessage) (any, error)
-
 // Run submits req and waits for its result, answering data requests with
-// handler, each on its own goroutine. A nil handler rejects every data
-// request. Run is for callers who need no events; use Submit to see console
-// and status events.
+// handler, each on its own goroutine: a handler's error, or an answer that
+// cannot be marshalled to JSON, rejects the step's await. A nil handler
+// rejects every data request. Run is for callers who need no events; use
+// Submit to see console and status events.
 func (e *Engine) Run(ctx context.Context, req Request, handler DataHandler) (Result, error) {
 	s, err := e.Submit(ctx, req)
 	if err != nil {
@@ -140,7 +151,10 @@ func (e *Engine) Run(ctx context.Context, req Request, handler DataHandler) (Res
 				_ = s.RespondError(dr.ID, err.Error())
 				return
 			}
-			_ = s.Respond(dr.ID, v)
+			if err := s.Respond(dr.ID, v); err != nil {
+				// Not JSON: the step's await rejects rather than waits.
+				_ = s.RespondError(dr.ID, err.Error())
+			}
 		}()
 	}
 	cancel()
@@ -180,24 +194,28 @@ func (e *Engine) Close(ctx context.Context) error {
 }
 
 // prepare validates req into a job with effective limits, and the mapper
-// of a TypeScript step's positions.
-func (e *Engine) prepare(ctx context.Context, req Request) (*jsrt.Job, *tsMapper, error) {
+// of a TypeScript step's positions. A TypeScript step that does not compile
+// is the step's fault, not the request's: the request is still checked
+// whole, and the fault comes back beside a job that must not run, for a run
+// that ends with it (VALIDATION, as a JavaScript syntax error ends).
+func (e *Engine) prepare(ctx context.Context, req Request) (job *jsrt.Job, ts *tsMapper, fault *Error, err error) {
 	plan := req.Plan
 	if plan == "" {
 		plan = e.cfg.DefaultPlan
 	}
 	lim, ok := e.cfg.plans[plan]
 	if !ok {
-		return nil, nil, newError(CodeValidation, nil, "unknown plan %q", plan)
+		return nil, nil, nil, newError(CodeValidation, nil, "unknown plan %q", plan)
 	}
 	if req.Limits != (Limits{}) {
-		var err error
-		if lim, err = lim.lower(req.Limits, plan); err != nil {
-			return nil, nil, newError(CodeValidation, err, "%v", err)
+		if lim, err = lowerLimits(lim, req.Limits, plan); err != nil {
+			return nil, nil, nil, newError(CodeValidation, err, "%v", err)
 		}
 	}
+	if err := checkStepText(req); err != nil {
+		return nil, nil, nil, err
+	}
 	code := req.Code
-	var ts *tsMapper
 	switch req.Language {
 	case "", JavaScript:
 	case TypeScript:
@@ -208,44 +226,45 @@ func (e *Engine) prepare(ctx context.Context, req Request) (*jsrt.Job, *tsMapper
 		if c == nil {
 			out, err := e.ts.Compile(req.Code)
 			if err != nil {
-				return nil, nil, compileError(err)
+				fault, code = compileError(err), ""
+				break
 			}
 			c = &Compiled{JS: out.JS, Map: out.Map}
 		}
 		code, ts = c.JS, &tsMapper{mapJSON: c.Map}
 	case Python:
 		if e.cfg.Python.Disabled {
-			return nil, nil, newError(CodeUnavailable, errors.ErrUnsupported, "Python is disabled in this engine's configuration")
+			return nil, nil, nil, newError(CodeUnavailable, errors.ErrUnsupported, "Python is disabled in this engine's configuration")
 		}
 	default:
-		return nil, nil, newError(CodeValidation, nil, "unknown language %q (want javascript, typescript or python)", req.Language)
+		return nil, nil, nil, newError(CodeValidation, nil, "unknown language %q (want javascript, typescript or python)", req.Language)
 	}
-	if f := lim.wire().CheckCode(len(req.Code)); f != nil {
+	if f := limitsWire(lim).CheckCode(len(req.Code)); f != nil {
 		err := newError(CodeValidation, nil, "%s", f.Message)
 		err.Limit = f.Limit
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(req.Input) > 0 {
 		if len(req.Input) > lim.MaxDataBytes {
 			err := newError(CodeValidation, nil, "input is %d bytes, more than maxDataBytes=%d", len(req.Input), lim.MaxDataBytes)
 			err.Limit = ipc.LimitDataBytes
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if !json.Valid(req.Input) {
-			return nil, nil, newError(CodeValidation, nil, "input is not valid JSON")
+			return nil, nil, nil, newError(CodeValidation, nil, "input is not valid JSON")
 		}
 		if err := ipc.CheckJSONDepth(req.Input, ipc.MaxJSONDepth); err != nil {
-			return nil, nil, newError(CodeValidation, err, "input is %v", err)
+			return nil, nil, nil, newError(CodeValidation, err, "input is %v", err)
 		}
 	}
 	if err := validateSecrets(req.Secrets); err != nil {
-		return nil, nil, newError(CodeValidation, err, "%v", err)
+		return nil, nil, nil, newError(CodeValidation, err, "%v", err)
 	}
 	mods, pkgs, err := e.cfg.modules.resolve(ctx, req, plan, code, ts)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return &jsrt.Job{Code: code, Input: req.Input, Limits: lim.wire(), Modules: mods, Packages: pkgs}, ts, nil
+	return &jsrt.Job{Code: code, Input: req.Input, Limits: limitsWire(lim), Modules: mods, Packages: pkgs}, ts, fault, nil
 }
 
 // newRunID returns a new run id: "run_" and 128 bits from crypto/rand in

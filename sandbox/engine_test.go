@@ -196,7 +196,6 @@ func TestErrors(t *testing.T) {
 		{"throw a symbol", "throw Symbol('s')", "Uncaught Symbol(s)"},
 		{"getter that throws", "const e = new Error('x'); Object.defineProperty(e, 'message', {get() { throw 1 }}); throw e", "Error: "},
 		{"cycle", "const a = {}; a.self = a; return a", "TypeError: the result is not JSON-serializable: circular reference"},
-		{"bigint", "return 10n", "TypeError: the result is not JSON-serializable: Do not know how to serialize a BigInt"},
 		{"function", "return function f() {}", "TypeError: the result is not JSON-serializable: function"},
 		{"deep result", "let a = []; for (let i = 0; i < 100000; i++) a = [a]; return a", "TypeError: the result is not JSON-serializable: nested too deeply"},
 		{"promise never settles", "await new Promise(() => {})", "the step never finished: it awaits a promise that nothing will settle"},
@@ -213,6 +212,18 @@ func TestErrors(t *testing.T) {
 	t.Run("proxy thrown value that loops is stopped by its limit", func(t *testing.T) {
 		expectError(t, sandbox.Request{Code: "throw new Proxy({}, {get() { while (true) {} }, ownKeys() { while (true) {} }, getPrototypeOf() { while (true) {} }})", Limits: sandbox.Limits{CPUMs: 300}}, sandbox.CodeTimeout, "cpuMs")
 	})
+}
+
+// A BigInt is the JSON number of its exact digits, in a result, a status
+// payload and request params alike; one that a step's toJSON turns into
+// something else is that something else, as JSON.stringify does.
+func TestBigIntResults(t *testing.T) {
+	expectResult(t, "return [10n, -12345678901234567890123n, 2n ** 64n, {n: 0n}]", `[10,-12345678901234567890123,18446744073709551616,{"n":0}]`)
+	expectResult(t, "BigInt.prototype.toJSON = function () { return 'n' + this }; return [1n]", `["n1"]`)
+	se := expectError(t, sandbox.Request{Code: "const a = [1n]; a.push(a); return a"}, sandbox.CodeRuntime, "")
+	if se.Message != "TypeError: the result is not JSON-serializable: circular reference" {
+		t.Errorf("message %q", se.Message)
+	}
 }
 
 func TestValidation(t *testing.T) {

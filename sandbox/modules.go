@@ -34,6 +34,9 @@ const (
 	ModuleGLPK   = jsrt.ModuleGLPK
 )
 
+// BuiltinModules returns the names of the built-in modules, sorted.
+func BuiltinModules() []string { return slices.Sorted(slices.Values(jsrt.BuiltinModules)) }
+
 // Package is an npm package of the operator's catalogue: JavaScript and
 // TypeScript steps may import it (import * as ss from "simple-statistics").
 type Package struct {

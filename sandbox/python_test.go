@@ -34,6 +34,36 @@ return {"sum": input["x"] + 1, "mean": statistics.mean([1, 2, 3]), "name": user[
 	}
 }
 
+// A finite decimal.Decimal is the JSON number of its exact digits and a
+// date its ISO text, in the result, status payloads and request params;
+// a string that only looks like the encoder's own marking stays a string.
+func TestPythonDecimalAndDateResults(t *testing.T) {
+	var params json.RawMessage
+	evs, res, err := run(t, engine(t), sandbox.Request{
+		Language: sandbox.Python,
+		Code: `import datetime, decimal
+report_status({"d": decimal.Decimal("0.10")})
+await data_proxy.request("m", [decimal.Decimal("-1E+30")])
+return {"d": decimal.Decimal("12.50"), "day": datetime.date(2026, 7, 1), "s": "\x00:1", "big": 2 ** 70}`,
+	}, func(_ context.Context, _ string, p json.RawMessage) (any, error) {
+		params = p
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"d":12.50,"day":"2026-07-01","s":"\u0000:1","big":1180591620717411303424}`; string(res.Value) != want {
+		t.Errorf("result %s, want %s", res.Value, want)
+	}
+	if string(evs[0].Status) != `{"d":0.10}` || string(params) != `[-1E+30]` {
+		t.Errorf("status %s, params %s", evs[0].Status, params)
+	}
+	se := expectError(t, sandbox.Request{Language: sandbox.Python, Code: "import decimal\nreturn decimal.Decimal('NaN')"}, sandbox.CodeRuntime, "")
+	if !strings.Contains(se.Message, "not JSON-serializable") {
+		t.Errorf("NaN: %q", se.Message)
+	}
+}
+
 func TestPythonErrors(t *testing.T) {
 	se := expectError(t, sandbox.Request{Language: sandbox.Python, Code: "x = 1\nraise ValueError('bad value')"}, sandbox.CodeRuntime, "")
 	if !strings.HasPrefix(se.Message, "ValueError: bad value") || se.Position == nil || se.Position.Line != 2 {

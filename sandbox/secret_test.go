@@ -148,6 +148,7 @@ func TestSecretValidation(t *testing.T) {
 	if err != nil || string(b) != `{"origin":"https://api.example.com:8443","header":"Authorization","value":"[REDACTED]"}` {
 		t.Errorf("JSON %s %v", b, err)
 	}
+	//lint:ignore SA1019 the deprecated host form is what this checks
 	if err := (sandbox.Secret{Host: "api.example.com", Header: "Authorization", Value: "Bearer long-enough"}).Validate(); err != nil {
 		t.Errorf("the deprecated host form: %v", err)
 	}

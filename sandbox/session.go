@@ -265,6 +265,7 @@ func (s *Session) run(w *waiter) {
 		if s.ts != nil {
 			s.ts.failure(term.Error)
 		}
+		explainFailure(term.Error, s.req)
 		cause := s.cause
 		if term.Error.Code == ipc.CodeAborted {
 			cause = context.Cause(s.ctx)
@@ -275,6 +276,21 @@ func (s *Session) run(w *waiter) {
 		s.err = se
 		ev = Event{Kind: EventError, Error: se}
 	}
+	s.end(ev, queued, stats)
+}
+
+// fail ends a run that never started because its step is at fault (a
+// TypeScript step that does not compile) with the error e, as a run that
+// started ends: the terminal event, then metering.
+func (s *Session) fail(e *Error) {
+	close(s.finished)
+	s.err = e
+	s.end(Event{Kind: EventError, Error: e}, time.Now(), e.Stats)
+}
+
+// end delivers the run's terminal event ev, once s.result or s.err is set,
+// and meters the run.
+func (s *Session) end(ev Event, queued time.Time, stats Stats) {
 	s.cancel(nil)
 	s.mu.Lock()
 	s.ended = true

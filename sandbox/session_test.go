@@ -398,6 +398,23 @@ func TestRunHelper(t *testing.T) {
 	if se := asError(t, err); se.Code != sandbox.CodeRuntime || !strings.Contains(se.Message, "no data handler") {
 		t.Fatal(err)
 	}
+	// A handler's error, and an answer that is not JSON, reject the await
+	// the step can catch; neither leaves it waiting.
+	res, err = engine(t).Run(context.Background(), sandbox.Request{Code: `const out = [];
+for (const m of ["fails", "func"]) {
+  try { await dataProxy.request(m); } catch (e) { out.push(e.message); }
+}
+return out`}, func(_ context.Context, method string, _ json.RawMessage) (any, error) {
+		if method == "fails" {
+			return nil, errors.New("no such order")
+		}
+		return func() {}, nil
+	})
+	var msgs []string
+	if err != nil || json.Unmarshal(res.Value, &msgs) != nil || len(msgs) != 2 ||
+		msgs[0] != "no such order" || !strings.Contains(msgs[1], "unsupported type: func()") {
+		t.Fatalf("%s %v", res.Value, err)
+	}
 }
 
 func TestConcurrentRuns(t *testing.T) {

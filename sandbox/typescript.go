@@ -4,27 +4,10 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/stepbox/stepbox/contract"
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/typescript"
 )
-
-// Compiled is a TypeScript step compiled to JavaScript. Store both texts
-// when the step is saved and send Compiled in later Requests: the step then
-// never recompiles, and its errors still report TypeScript positions.
-type Compiled struct {
-	// JS is the JavaScript step body the runtime executes.
-	JS string `json:"js"`
-	// Map is the source map (v3 JSON) from JS back to the TypeScript.
-	Map string `json:"map"`
-}
-
-// Diagnostic is one problem found compiling a TypeScript step, at a
-// 1-based line and column (in characters) of the TypeScript source.
-type Diagnostic struct {
-	Line    int    `json:"line"`
-	Column  int    `json:"column"`
-	Message string `json:"message"`
-}
 
 // CompileTypeScript compiles a TypeScript step with esbuild: types are
 // erased (there is no type checking); enums, namespaces, decorators,
@@ -47,7 +30,7 @@ func compileError(err error) *Error {
 	if !errors.As(err, &ce) {
 		return newError(CodeValidation, err, "compile TypeScript: %v", err)
 	}
-	e := &Error{Code: CodeValidation, err: err}
+	e := contract.NewError(CodeValidation, "", err)
 	var msgs []string
 	for i, d := range ce.Diagnostics {
 		e.Diagnostics = append(e.Diagnostics, Diagnostic{Line: d.Line, Column: d.Column, Message: d.Message})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stepbox/stepbox/sandbox"
@@ -72,10 +73,49 @@ func TestTypeScriptCompileErrors(t *testing.T) {
 	if first := strings.SplitN(se.Message, "\n", 2)[0]; first != se.Diagnostics[0].Message {
 		t.Errorf("message %q: its first line should be the first problem, %q", se.Message, se.Diagnostics[0].Message)
 	}
-	_, err = engine(t).Submit(context.Background(), sandbox.Request{Language: sandbox.TypeScript, Code: "const = 1"})
-	if !errors.Is(err, sandbox.ErrValidation) {
+}
+
+// A TypeScript step that does not compile is the step's fault, as a
+// JavaScript syntax error is: Submit accepts the run, which ends with one
+// terminal VALIDATION error, its position once in Position, not in the
+// message. A request that is wrong besides is still refused.
+func TestTypeScriptCompileErrorEndsTheRun(t *testing.T) {
+	var usage []sandbox.Usage
+	var mu sync.Mutex
+	e := newEngine(t, sandbox.Config{Meter: sandbox.MeterFunc(func(u sandbox.Usage) {
+		mu.Lock()
+		defer mu.Unlock()
+		usage = append(usage, u)
+	})})
+	evs, _, err := run(t, e, sandbox.Request{Language: sandbox.TypeScript, Code: "const a: number = 1;\nconst b = (;\nlet c = ];\n"}, nil)
+	se := asError(t, err)
+	if len(evs) != 1 || se.Code != sandbox.CodeValidation || se.Position == nil || se.Position.Line != 2 || len(se.Diagnostics) == 0 {
+		t.Fatalf("events %d, error %+v", len(evs), se)
+	}
+	if first := strings.SplitN(se.Message, "\n", 2)[0]; first != se.Diagnostics[0].Message || strings.Contains(first, "2:") {
+		t.Errorf("message %q: its first line should be the first problem, without its position", se.Message)
+	}
+	// The JavaScript syntax error has the same shape.
+	_, _, err = run(t, e, sandbox.Request{Code: "const a = 1;\nreturn a +;"}, nil)
+	js := asError(t, err)
+	if js.Code != se.Code || js.Position == nil || js.Position.Line != 2 || strings.Contains(js.Message, "2:") {
+		t.Fatalf("JavaScript syntax error %+v", js)
+	}
+	// Still refused: the rest of the request is checked.
+	_, err = e.Submit(context.Background(), sandbox.Request{Language: sandbox.TypeScript, Code: "const = 1", Input: json.RawMessage("{")})
+	if !errors.Is(err, sandbox.ErrValidation) || !strings.Contains(err.Error(), "input is not valid JSON") {
 		t.Fatalf("Submit: %v", err)
 	}
+	// Both runs are metered as runs that ended VALIDATION (Close waits for
+	// the meter), the refusal too.
+	if err := e.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if len(usage) != 3 || usage[0].Outcome != "VALIDATION" || usage[1].Outcome != "VALIDATION" || usage[0].Language != sandbox.TypeScript {
+		t.Errorf("usage %+v", usage)
+	}
+	mu.Unlock()
 }
 
 func TestTypeScriptTopLevelAwaitAndUsing(t *testing.T) {

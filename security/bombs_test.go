@@ -105,7 +105,7 @@ var floods = []attack{
 	{"result size via toJSON", `return {toJSON() { return "x".repeat(2000) }}`, sandbox.Limits{MaxResultBytes: 1000}, fails(sandbox.CodeLimitExceeded, "maxResultBytes")},
 	{"code size", "return 1;" + strings.Repeat(" ", 300<<10), nil0, fails(sandbox.CodeValidation, "maxCodeBytes")},
 	{"code size just under the limit", "return 1;" + strings.Repeat(" ", 200<<10), nil0, returns(`1`)},
-	{"fetch is off without egress", `try { await fetch("http://127.0.0.1:1/") } catch (e) { return e.message }`, nil0, returns(`"fetch failed: fetch is not enabled on this engine"`)},
+	{"fetch is off without egress", `try { await fetch("http://127.0.0.1:1/") } catch (e) { return e.message }`, nil0, returns(`"fetch failed: fetch is not enabled on this engine: give it an egress policy (stepbox run --egress FILE; the server config's egress key; Config.Egress)"`)},
 }
 
 // overstays is the safe end of a run that does not stop when its time is

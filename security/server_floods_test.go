@@ -121,7 +121,7 @@ var serverFloods = []serverFlood{
 			defer close(sent)
 			for i := range 20_000 {
 				if bidi.Send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_DataResponse{DataResponse: &pb.DataResponse{
-					Id: int64(1<<40 + i), Answer: &pb.DataResponse_Value{Value: "1"},
+					Id: int64(1<<40 + i), ValueJson: "1",
 				}}}) != nil {
 					return // the server ended the stream
 				}

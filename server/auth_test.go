@@ -60,7 +60,7 @@ func TestAuth(t *testing.T) {
 			if tc.code != "" && dig(resp, "code") != tc.code {
 				t.Fatalf("body %s", raw)
 			}
-			if tc.code == "" && dig(resp, "result", "value") != "1" {
+			if tc.code == "" && jsonOf(dig(resp, "result", "value")) != "1" {
 				t.Fatalf("body %s", raw)
 			}
 		})
@@ -71,7 +71,7 @@ func TestAuth(t *testing.T) {
 	if connect.CodeOf(err) != connect.CodeUnauthenticated {
 		t.Fatalf("gRPC without a key: %v", err)
 	}
-	_, err = ts.client(client.Options{GRPC: true, APIKey: "wrong"}).Execute(context.Background(), sandbox.Request{Code: "return 1"})
+	_, err = ts.client(client.Options{GRPC: true, APIKey: "wrong"}).Submit(context.Background(), sandbox.Request{Code: "return 1"})
 	if connect.CodeOf(err) != connect.CodeUnauthenticated {
 		t.Fatalf("Execute with a bad key: %v", err)
 	}
@@ -116,7 +116,7 @@ func TestQuota(t *testing.T) {
 	ts := start(t, authConfig())
 	acme := ts.client(client.Options{APIKey: acmeKey})
 	// acme's one slot: a run waiting for its data.
-	st, err := acme.Execute(context.Background(), sandbox.Request{Code: "return await dataProxy.request('go')"})
+	st, err := acme.Submit(context.Background(), sandbox.Request{Code: "return await dataProxy.request('go')"})
 	if err != nil {
 		t.Fatal(err)
 	}

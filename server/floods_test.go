@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/stepbox/stepbox/internal/testenv"
 	"github.com/stepbox/stepbox/sandbox"
@@ -210,7 +211,7 @@ func TestRunMetadataLogBounded(t *testing.T) {
 	}
 	body, _ := json.Marshal(map[string]any{"code": "return 1", "metadata": md})
 	status, resp, raw := ts.post(t, runPath, string(body))
-	if status != 200 || dig(resp, "result", "value") != "1" {
+	if status != 200 || jsonOf(dig(resp, "result", "value")) != "1" {
 		t.Fatalf("%d %.300s", status, raw)
 	}
 	id := dig(resp, "runId").(string)
@@ -319,7 +320,7 @@ func TestExecuteProtocolErrorFlood(t *testing.T) {
 		n := 0
 		for ; n < bogus; n++ {
 			if bidi.Send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_DataResponse{DataResponse: &pb.DataResponse{
-				Id: int64(1_000_000 + n), Answer: &pb.DataResponse_Value{Value: "1"},
+				Id: int64(1_000_000 + n), Answer: &pb.DataResponse_Value{Value: structpb.NewNumberValue(1)},
 			}}}) != nil {
 				break // the server ended the stream
 			}
@@ -380,7 +381,8 @@ func TestExecuteFewProtocolErrors(t *testing.T) {
 		}
 	}
 	send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_Start{Start: &pb.RunRequest{Code: "return 1 + await dataProxy.request('x')"}}})
-	var value, id string
+	var value float64
+	var id string
 	for {
 		m, err := bidi.Receive()
 		if err != nil {
@@ -388,19 +390,19 @@ func TestExecuteFewProtocolErrors(t *testing.T) {
 		}
 		id = m.GetRunId()
 		if dr := m.GetEvent().GetDataRequest(); dr != nil {
-			send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_DataResponse{DataResponse: &pb.DataResponse{Id: dr.GetId() + 1, Answer: &pb.DataResponse_Value{Value: "0"}}}})
+			send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_DataResponse{DataResponse: &pb.DataResponse{Id: dr.GetId() + 1, Answer: &pb.DataResponse_Value{Value: structpb.NewNumberValue(0)}}}})
 			send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_Start{Start: &pb.RunRequest{Code: "return 0"}}})
 			send(&pb.ExecuteRequest{})
-			send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_DataResponse{DataResponse: &pb.DataResponse{Id: dr.GetId(), Answer: &pb.DataResponse_Value{Value: "41"}}}})
+			send(&pb.ExecuteRequest{Message: &pb.ExecuteRequest_DataResponse{DataResponse: &pb.DataResponse{Id: dr.GetId(), ValueJson: "41"}}})
 		}
 		if r := m.GetEvent().GetResult(); r != nil {
-			value = r.GetValue()
+			value = r.GetValue().GetNumberValue()
 			break
 		}
 	}
 	_ = bidi.CloseRequest()
-	if value != "42" {
-		t.Fatalf("value %q", value)
+	if value != 42 {
+		t.Fatalf("value %v", value)
 	}
 	var pe []string
 	testenv.WaitFor(t, "the protocol errors line", func() bool {

@@ -244,3 +244,15 @@ func dig(v any, path ...any) any {
 var slowLimits = map[string]sandbox.Limits{
 	"default": {CPUMs: testenv.UnreachableCPUMs, WallMs: testenv.UnreachableWallMs},
 }
+
+// jsonOf writes a JSON value read back from a body as compact JSON text,
+// object members sorted by key (null for a value absent from the body).
+func jsonOf(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "!" + err.Error()
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}

@@ -44,24 +44,24 @@ func TestLanguagesOverTheWire(t *testing.T) {
 		short := map[sandbox.Language]string{sandbox.JavaScript: "js", sandbox.TypeScript: "ts", sandbox.Python: "py"}[step.lang]
 		t.Run(string(step.lang)+"/Run", func(t *testing.T) {
 			body, _ := json.Marshal(map[string]any{
-				"language": step.lang, "code": step.code, "input": `{"n": 21}`,
-				"data": map[string]string{"double": "42"},
+				"language": step.lang, "code": step.code, "input": map[string]any{"n": 21},
+				"data": map[string]any{"double": 42},
 			})
 			status, resp, raw := ts.post(t, runPath, string(body))
 			if status != 200 {
 				t.Fatalf("%d %s", status, raw)
 			}
-			if got := dig(resp, "result", "value"); got != fmt.Sprintf(`{"lang":%q,"n":42}`, short) {
+			if got := jsonOf(dig(resp, "result", "value")); got != fmt.Sprintf(`{"lang":%q,"n":42}`, short) {
 				t.Fatalf("value %v\n%s", got, raw)
 			}
-			if dig(resp, "events", 0, "status") != `{"stage":"ask"}` || dig(resp, "events", 1, "dataRequest", "params") != "21" ||
+			if jsonOf(dig(resp, "events", 0, "status")) != `{"stage":"ask"}` || jsonOf(dig(resp, "events", 1, "dataRequest", "params")) != "21" ||
 				dig(resp, "events", 2, "console", "text") != "got 42" {
 				t.Fatalf("events: %s", raw)
 			}
 		})
 		for _, grpc := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/Execute/grpc=%v", step.lang, grpc), func(t *testing.T) {
-				st, err := ts.client(client.Options{GRPC: grpc}).Execute(context.Background(),
+				st, err := ts.client(client.Options{GRPC: grpc}).Submit(context.Background(),
 					sandbox.Request{Language: step.lang, Code: step.code, Input: json.RawMessage(`{"n": 21}`)})
 				if err != nil {
 					t.Fatal(err)

@@ -70,7 +70,7 @@ func TestHealthzAndReadyz(t *testing.T) {
 		t.Fatalf("grpc health of an unknown service: grpc-status %q, want 5 (NOT_FOUND)", code)
 	}
 	c := ts.client(client.Options{})
-	st, err := c.Execute(context.Background(), sandbox.Request{Code: "return await dataProxy.request('go')"})
+	st, err := c.Submit(context.Background(), sandbox.Request{Code: "return await dataProxy.request('go')"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestHealthzAndReadyz(t *testing.T) {
 func TestGracefulShutdownDeliversRunsInFlight(t *testing.T) {
 	ts := start(t, server.Config{Plans: slowLimits})
 	c := ts.client(client.Options{GRPC: true})
-	st, err := c.Execute(context.Background(), sandbox.Request{Code: "const v = await dataProxy.request('last'); return v + 1"})
+	st, err := c.Submit(context.Background(), sandbox.Request{Code: "const v = await dataProxy.request('last'); return v + 1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestGracefulShutdownDeliversRunsInFlight(t *testing.T) {
 
 func TestShutdownDeadlineAbortsRuns(t *testing.T) {
 	ts := start(t, server.Config{Plans: slowLimits})
-	st, err := ts.client(client.Options{}).Execute(context.Background(), sandbox.Request{Code: "reportStatus(0); while (true) {}"})
+	st, err := ts.client(client.Options{}).Submit(context.Background(), sandbox.Request{Code: "reportStatus(0); while (true) {}"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestREADMECurl(t *testing.T) {
 	if status != 200 {
 		t.Fatalf("%d %s", status, raw)
 	}
-	if dig(resp, "result", "value") != `{"greeting":"hi Ada"}` || dig(resp, "events", 0, "status") != `{"stage":"start"}` ||
+	if jsonOf(dig(resp, "result", "value")) != `{"greeting":"hi Ada"}` || jsonOf(dig(resp, "events", 0, "status")) != `{"stage":"start"}` ||
 		dig(resp, "events", 1, "dataRequest", "method") != "user" || dig(resp, "events", 2, "console", "text") != "hello Ada" {
 		t.Fatalf("answer %s", raw)
 	}

@@ -7,15 +7,20 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/stepbox/stepbox/sandbox"
 )
 
 // The playground is a page at / for trying steps by hand: an editor,
-// language, input and data fixtures, limits, and the run's events, result
-// or error, and stats. It is static HTML, CSS and JavaScript embedded in the
+// language, input and data fixtures, limits, modules, a network preset
+// (sent as the request's egress, which only narrows), and the run's
+// events, result or error (its line marked in the editor), and stats. It is static HTML, CSS and JavaScript embedded in the
 // binary (no build step, nothing loaded from elsewhere) and it calls the
 // same Run RPC over HTTP+JSON as any client, with the API key the user
 // types when the server authenticates callers. It runs nothing by itself,
@@ -23,8 +28,9 @@ import (
 // useless without a key, and the key stays in the tab's sessionStorage.
 //
 // Paths: GET / (the page), GET /playground/NAME (its files),
-// GET /playground/config.json (what the page needs to know: the auth mode
-// and version, nothing secret). Every answer carries a strict
+// GET /playground/config.json (what the page needs to know, nothing
+// secret: the auth mode, the version, the built-in modules a plan of the
+// server allows, and whether fetch is on; never the egress policy's hosts). Every answer carries a strict
 // Content-Security-Policy: scripts, styles and connections only from the
 // server's own origin, no inline script or style, no framing.
 
@@ -87,9 +93,11 @@ func (s *Server) mountPlayground(mux *http.ServeMux) {
 		return
 	}
 	cfg, _ := json.Marshal(struct {
-		Auth    string `json:"auth"`
-		Version string `json:"version,omitempty"`
-	}{s.cfg.Auth, s.cfg.Version})
+		Auth    string   `json:"auth"`
+		Version string   `json:"version,omitempty"`
+		Modules []string `json:"modules"`
+		Fetch   bool     `json:"fetch"`
+	}{s.cfg.Auth, s.cfg.Version, s.cfg.offeredModules(), s.cfg.Egress != nil})
 	files["config.json"] = playgroundFile{body: cfg, contentType: "application/json"}
 
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -104,6 +112,27 @@ func (s *Server) mountPlayground(mux *http.ServeMux) {
 		}
 		serveStatic(w, r, f)
 	})
+}
+
+// offeredModules lists the built-in modules that at least one plan of c
+// allows, for the playground to offer. Which plan a run gets depends on
+// its tenant, which the page does not know: a module the run's plan does
+// not allow is refused with VALIDATION naming the plan.
+func (c Config) offeredModules() []string {
+	plans := slices.Collect(maps.Keys(c.Plans))
+	if len(plans) == 0 {
+		plans = []string{c.DefaultPlan}
+	}
+	out := []string{}
+	for _, m := range sandbox.BuiltinModules() {
+		for _, p := range plans {
+			if list, ok := c.PlanModules[p]; !ok || slices.Contains(list, m) {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // securityHeaders sets the headers every playground answer carries.

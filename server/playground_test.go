@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +23,7 @@ import (
 	"golang.org/x/net/websocket"
 
 	"github.com/stepbox/stepbox/internal/testenv"
+	"github.com/stepbox/stepbox/sandbox"
 	"github.com/stepbox/stepbox/server"
 )
 
@@ -103,7 +107,7 @@ func TestPlaygroundServed(t *testing.T) {
 	if status, _ := ts.get(t, "/healthz"); status != 200 {
 		t.Errorf("/healthz: %d", status)
 	}
-	if status, resp, raw := ts.post(t, runPath, `{"code": "return 1 + 1"}`); status != 200 || dig(resp, "result", "value") != "2" {
+	if status, resp, raw := ts.post(t, runPath, `{"code": "return 1 + 1"}`); status != 200 || jsonOf(dig(resp, "result", "value")) != "2" {
 		t.Errorf("Run: %d %s", status, raw)
 	}
 }
@@ -134,7 +138,8 @@ func TestPlaygroundBrowser(t *testing.T) {
 			data:  `{"user": {"name": "Ada"}}`,
 		})
 		out.wantState(t, "ok")
-		if want := "{\n  \"greeting\": \"hi Ada\",\n  \"n\": 0.1,\n  \"missing\": true\n}"; out.Result != want {
+		// A Value's object comes sorted by key (see "Precision" in the .proto).
+		if want := "{\n  \"greeting\": \"hi Ada\",\n  \"missing\": true,\n  \"n\": 0.1\n}"; out.Result != want {
 			t.Errorf("result %q, want %q", out.Result, want)
 		}
 		out.wantEvents(t,
@@ -146,6 +151,10 @@ func TestPlaygroundBrowser(t *testing.T) {
 		)
 		if out.Stats["dataRequests"] != "2" || out.Stats["consoleEvents"] != "2" || out.Stats["statusEvents"] != "1" || out.Stats["wallMs"] == "" {
 			t.Errorf("stats %v", out.Stats)
+		}
+		// JavaScript's heap is measured: a figure, never "not measured".
+		if heap, err := strconv.ParseFloat(out.Stats["heapMb"], 64); err != nil || heap <= 0 || out.Stats["rssMb"] != "" {
+			t.Errorf("JavaScript's heap %q (rss row %q), want a figure above 0 and no RSS row", out.Stats["heapMb"], out.Stats["rssMb"])
 		}
 	})
 
@@ -160,6 +169,39 @@ func TestPlaygroundBrowser(t *testing.T) {
 		if out.Result != "" || out.Stats["wallMs"] == "" {
 			t.Errorf("result %q, stats %v", out.Result, out.Stats)
 		}
+		out.wantErrorLines(t, "2")
+		// The band is over line 2 of the code, where the editor shows it.
+		if got := b.evalString(t, `(() => {
+			const band = document.querySelector("#error-marks div").getBoundingClientRect();
+			const code = document.getElementById("code");
+			const lh = parseFloat(getComputedStyle(code).lineHeight);
+			const top = code.getBoundingClientRect().top + parseFloat(getComputedStyle(code).paddingTop) - code.scrollTop + lh;
+			return Math.abs(band.top - top) < 1 && Math.abs(band.height - lh) < 1 ? "over line 2" : "band at " + band.top + "+" + band.height + ", line 2 at " + top + "+" + lh;
+		})()`); got != "over line 2" {
+			t.Errorf("the band: %s", got)
+		}
+		// The next run clears the mark, whatever its outcome.
+		out = b.runStep(t, step{language: "javascript", code: "return 1"})
+		out.wantState(t, "ok")
+		out.wantErrorLines(t, "")
+	})
+
+	t.Run("javascript syntax error", func(t *testing.T) {
+		out := b.runStep(t, step{language: "javascript", code: "const a = 1;\nconst b = 2;\nconst c = ;\nreturn a;"})
+		out.wantState(t, "failed")
+		for _, want := range []string{"codeVALIDATION", "positionline 3, column"} {
+			if !strings.Contains(out.Error, want) {
+				t.Errorf("error %q lacks %q", out.Error, want)
+			}
+		}
+		out.wantErrorLines(t, "3")
+		// A runtime throw after it moves the mark to its own line.
+		out = b.runStep(t, step{language: "javascript", code: "const a = 1;\n\n\n\nthrow new Error(\"boom\");"})
+		out.wantState(t, "failed")
+		if !strings.Contains(out.Error, "codeRUNTIME") {
+			t.Errorf("error %q", out.Error)
+		}
+		out.wantErrorLines(t, "5")
 	})
 
 	t.Run("typescript", func(t *testing.T) {
@@ -186,21 +228,34 @@ func TestPlaygroundBrowser(t *testing.T) {
 				t.Errorf("error %q lacks %q", out.Error, want)
 			}
 		}
+		// The line of the .ts source, not of the JavaScript it became.
+		out.wantErrorLines(t, "4")
 	})
 
-	t.Run("typescript compile error", func(t *testing.T) {
-		out := b.runStep(t, step{language: "typescript", code: "const ok = 1;\nconst x: = 2;"})
-		out.wantState(t, "refused")
-		for _, want := range []string{"HTTP 400 invalid_argument"} {
-			if !strings.Contains(out.Outcome, want) {
-				t.Errorf("outcome %q lacks %q", out.Outcome, want)
+	// A step that does not parse fails as a run, whatever its language:
+	// the same outcome, the code, the message once and the position once.
+	t.Run("typescript compile error and javascript syntax error", func(t *testing.T) {
+		ts := b.runStep(t, step{language: "typescript", code: "const ok = 1;\nconst x: = 2;"})
+		js := b.runStep(t, step{language: "javascript", code: "const ok = 1;\nconst x = ;"})
+		for _, out := range []pageRun{ts, js} {
+			out.wantState(t, "failed")
+			if !strings.HasPrefix(out.Outcome, "✗ VALIDATION") {
+				t.Errorf("outcome %q, want ✗ VALIDATION", out.Outcome)
+			}
+			for _, want := range []string{"codeVALIDATION", "positionline 2, column"} {
+				if !strings.Contains(out.Error, want) {
+					t.Errorf("error %q lacks %q", out.Error, want)
+				}
+			}
+			if strings.Contains(out.Error, "message2:") || strings.Contains(out.Error, "(line") {
+				t.Errorf("error %q repeats the position", out.Error)
 			}
 		}
-		for _, want := range []string{"codeVALIDATION", "diagnostics2:"} {
-			if !strings.Contains(out.Error, want) {
-				t.Errorf("error %q lacks %q", out.Error, want)
-			}
+		if !strings.Contains(ts.Error, "diagnostics2:") {
+			t.Errorf("error %q lacks the diagnostics", ts.Error)
 		}
+		ts.wantErrorLines(t, "2")
+		js.wantErrorLines(t, "2")
 	})
 
 	t.Run("python", func(t *testing.T) {
@@ -221,6 +276,19 @@ func TestPlaygroundBrowser(t *testing.T) {
 			t.Errorf("result %q, want %q", out.Result, want)
 		}
 		out.wantEvents(t, `data request("user", {"id": 21})  → answered from the fixtures`, `console.log py Ada`)
+		// Stats' heapMb is the run process's peak resident set for Python:
+		// the heap is "not measured", the figure has its own row.
+		if out.Stats["heapMb"] != "not measured" {
+			t.Errorf("Python's heap shows %q, want \"not measured\"", out.Stats["heapMb"])
+		}
+		if _, err := strconv.ParseFloat(out.Stats["rssMb"], 64); err != nil {
+			t.Errorf("Python's peak RSS growth %q is not a figure: %v", out.Stats["rssMb"], err)
+		}
+		for _, k := range []string{"wallMs", "cpuMs", "codeMs", "dataRequests"} {
+			if _, err := strconv.ParseFloat(out.Stats[k], 64); err != nil {
+				t.Errorf("Python's %s %q is not a figure", k, out.Stats[k])
+			}
+		}
 	})
 
 	t.Run("limits", func(t *testing.T) {
@@ -334,9 +402,164 @@ func TestPlaygroundBrowser(t *testing.T) {
 	}
 }
 
-// step is what the test types into the playground.
+// config.json tells the page the built-in modules some plan of the server
+// allows and whether fetch is on, and nothing of the egress policy.
+func TestPlaygroundConfig(t *testing.T) {
+	limits := slowLimits["default"]
+	for _, c := range []struct {
+		name string
+		cfg  server.Config
+		want string
+	}{
+		{"defaults", server.Config{}, `{"auth":"none","modules":["duckdb","glpk"],"fetch":false}`},
+		{"plan modules", server.Config{
+			Plans:       map[string]sandbox.Limits{"default": limits, "free": limits},
+			PlanModules: map[string][]string{"default": {"glpk", "simple-statistics"}, "free": {}},
+		}, `{"auth":"none","modules":["glpk"],"fetch":false}`},
+		{"no modules, fetch on", server.Config{
+			PlanModules: map[string][]string{"default": {}},
+			Egress:      &sandbox.Egress{Policy: sandbox.EgressPolicy{Hosts: []string{"secret-internal.example"}}},
+		}, `{"auth":"none","modules":[],"fetch":true}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := start(t, c.cfg)
+			status, body := ts.get(t, "/playground/config.json")
+			var got map[string]any
+			if err := json.Unmarshal([]byte(body), &got); err != nil || status != 200 {
+				t.Fatalf("%d %s: %v", status, body, err)
+			}
+			delete(got, "version")
+			b, _ := json.Marshal(got)
+			var want map[string]any
+			_ = json.Unmarshal([]byte(c.want), &want)
+			w, _ := json.Marshal(want)
+			if string(b) != string(w) {
+				t.Errorf("config.json %s, want %s", b, w)
+			}
+			if strings.Contains(body, "secret-internal") {
+				t.Errorf("config.json names the egress policy's hosts: %s", body)
+			}
+		})
+	}
+}
+
+// The playground's choices in headless Chromium: the modules checked reach
+// the run, the egress preset narrows the server's policy (never widens
+// it), and both survive a reload with the rest of the draft.
+func TestPlaygroundModulesAndEgress(t *testing.T) {
+	var hits atomic.Int32
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte("hello from the backend"))
+	}))
+	defer backend.Close()
+	port, _ := strconv.Atoi(backend.URL[strings.LastIndexByte(backend.URL, ':')+1:])
+	ts := start(t, server.Config{Egress: &sandbox.Egress{Policy: sandbox.EgressPolicy{
+		Schemes: []string{"http"}, Hosts: []string{"127.0.0.1"}, Ports: []int{port},
+		UnsafeAllowAddresses: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+	}}})
+	b := launchChromium(t)
+	b.open(t, ts.url+"/")
+	if got := b.evalString(t, `[...document.querySelectorAll("#modules input")].map(b => b.value + (b.checked ? "+" : "")).join(",")`); got != "duckdb,glpk" {
+		t.Errorf("modules offered %q, want duckdb and glpk, unchecked", got)
+	}
+	if got := b.evalString(t, `document.getElementById("egress").value + (document.getElementById("egress").disabled ? " disabled" : "")`); got != "none" {
+		t.Errorf("egress preset %q, want none, enabled", got)
+	}
+
+	t.Run("modules", func(t *testing.T) {
+		const duck = "const db = await duckdb.open();\nconst rows = await db.query(\"SELECT 40 + 2 AS n\");\nreturn rows[0].n;"
+		out := b.runStep(t, step{language: "javascript", code: duck})
+		out.wantState(t, "failed")
+		if !strings.Contains(out.Error, "'duckdb' is not defined") {
+			t.Errorf("without the module: %s", out.Error)
+		}
+		out = b.runStep(t, step{language: "javascript", code: duck, modules: []string{"duckdb"}})
+		out.wantState(t, "ok")
+		if out.Result != "42" {
+			t.Errorf("with duckdb: result %q", out.Result)
+		}
+		// Python gets the same module from the same box.
+		out = b.runStep(t, step{language: "python", code: "db = await duckdb.open()\nrows = await db.query(\"SELECT 6 * 7 AS n\")\nreturn rows[0][\"n\"]",
+			modules: []string{"duckdb", "glpk"}})
+		out.wantState(t, "ok")
+		if out.Result != "42" {
+			t.Errorf("Python with duckdb: result %q", out.Result)
+		}
+	})
+
+	t.Run("egress", func(t *testing.T) {
+		fetchStep := fmt.Sprintf("const r = await fetch(%s);\nreturn await r.text();", jsString(backend.URL+"/"))
+		before := hits.Load()
+		out := b.runStep(t, step{language: "javascript", code: fetchStep}) // "no network", the default
+		out.wantState(t, "failed")
+		if !strings.Contains(out.Error, "fetch failed") {
+			t.Errorf("no network: error %q", out.Error)
+		}
+		out.wantEvents(t, "fetch deny GET "+backend.URL+"/")
+		if hits.Load() != before {
+			t.Errorf("the backend was reached with no network")
+		}
+
+		out = b.runStep(t, step{language: "javascript", code: fetchStep, egress: "hosts", hosts: fmt.Sprintf("127.0.0.1:%d", port)})
+		out.wantState(t, "ok")
+		if out.Result != `"hello from the backend"` {
+			t.Errorf("allowed host: result %q", out.Result)
+		}
+		out.wantEvents(t, "fetch allow GET "+backend.URL+"/ → 200")
+		if hits.Load() != before+1 {
+			t.Errorf("the backend saw %d requests, want 1", hits.Load()-before)
+		}
+
+		// A list without the backend narrows it away; a URL counts for
+		// its host and port.
+		out = b.runStep(t, step{language: "javascript", code: fetchStep, egress: "hosts", hosts: "api.example.com, http://127.0.0.2:" + strconv.Itoa(port) + "/x"})
+		out.wantState(t, "failed")
+		out.wantEvents(t, "fetch deny GET "+backend.URL+"/")
+
+		out = b.runStep(t, step{language: "javascript", code: fetchStep, egress: "server"})
+		out.wantState(t, "ok")
+
+		// A host list the page cannot read is refused before sending.
+		runs := b.evalString(t, `document.body.dataset.runs`)
+		out = b.runStep(t, step{language: "javascript", code: fetchStep, egress: "hosts", hosts: "127.0.0.1:99999"})
+		out.wantState(t, "invalid")
+		if got := b.evalString(t, `document.getElementById("egress-problem").textContent`); !strings.Contains(got, "99999 is not a port") {
+			t.Errorf("egress problem %q", got)
+		}
+		if after := b.evalString(t, `document.body.dataset.runs`); after != runs {
+			t.Errorf("a request was sent: runs %s, then %s", runs, after)
+		}
+		out = b.runStep(t, step{language: "javascript", code: fetchStep, egress: "hosts", hosts: " "})
+		out.wantState(t, "invalid")
+	})
+
+	t.Run("draft", func(t *testing.T) {
+		b.eval(t, `(() => {
+			for (const box of document.querySelectorAll("#modules input")) if (box.checked !== (box.value === "glpk")) box.click();
+			const eg = document.getElementById("egress"); eg.value = "hosts"; eg.dispatchEvent(new Event("change"));
+			const h = document.getElementById("egressHosts"); h.value = "api.example.com"; h.dispatchEvent(new Event("input"));
+		})()`)
+		b.waitFor(t, `(JSON.parse(sessionStorage.getItem("stepbox.playground.draft")) || {}).egressHosts === "api.example.com"`, 5*time.Second)
+		b.open(t, ts.url+"/")
+		got := b.evalString(t, `[...document.querySelectorAll("#modules input:checked")].map(b => b.value).join(",") + "|" +
+			document.getElementById("egress").value + "|" + document.getElementById("egressHosts").value + "|" + document.getElementById("egressHosts").hidden`)
+		if got != "glpk|hosts|api.example.com|false" {
+			t.Errorf("after a reload: %q, want glpk|hosts|api.example.com|false", got)
+		}
+	})
+
+	if problems := b.pageProblems(t); len(problems) > 0 {
+		t.Errorf("the page reported problems:\n%s", strings.Join(problems, "\n"))
+	}
+}
+
+// step is what the test types into the playground: the fields, the
+// modules checked, the egress preset (empty: "none") and its hosts.
 type step struct {
 	language, code, input, data, wallMs string
+	modules                             []string
+	egress, hosts                       string
 }
 
 // pageRun is what the playground shows after a run, read from the DOM.
@@ -347,6 +570,21 @@ type pageRun struct {
 	Error   string            `json:"error"`
 	Events  []string          `json:"events"`
 	Stats   map[string]string `json:"stats"`
+	// ErrorLines are the editor's lines marked as the error's, as the
+	// editor says (data-error-lines), the gutter shows them and the bands
+	// over the code are placed: each must agree, or the test fails.
+	ErrorLines string `json:"errorLines"`
+	Gutter     string `json:"gutter"`
+	Bands      string `json:"bands"`
+}
+
+// wantErrorLines checks that the editor marks these lines, and only
+// these, in the gutter and with a band each.
+func (r pageRun) wantErrorLines(t *testing.T, lines string) {
+	t.Helper()
+	if r.ErrorLines != lines || r.Gutter != lines || r.Bands != lines {
+		t.Errorf("error lines: editor %q, gutter %q, bands %q; want %q (error: %s)", r.ErrorLines, r.Gutter, r.Bands, lines, r.Error)
+	}
 }
 
 func (r pageRun) wantState(t *testing.T, state string) {
@@ -374,13 +612,28 @@ func (r pageRun) wantEvents(t *testing.T, lines ...string) {
 // outcome and reads it from the DOM.
 func (b *browser) runStep(t *testing.T, s step) pageRun {
 	t.Helper()
+	if s.egress == "" {
+		s.egress = "none"
+	}
+	modules, _ := json.Marshal(append([]string{}, s.modules...))
 	b.eval(t, fmt.Sprintf(`(() => {
 		const set = (id, v) => { const el = document.getElementById(id); el.value = v; el.dispatchEvent(new Event("input", {bubbles: true})); };
 		const lang = document.getElementById("language");
 		lang.value = %s; lang.dispatchEvent(new Event("change"));
 		set("code", %s); set("input", %s); set("data", %s); set("wallMs", %s); set("memoryMb", "");
+		const modules = %s;
+		for (const box of document.querySelectorAll("#modules input")) {
+			if (box.checked !== modules.includes(box.value)) box.click();
+		}
+		const offered = [...document.querySelectorAll("#modules input")].map((b) => b.value);
+		const missing = modules.filter((m) => !offered.includes(m));
+		if (missing.length) throw new Error("the page offers no module " + missing + " (offered: " + offered + ")");
+		const eg = document.getElementById("egress");
+		if (!eg.disabled) { eg.value = %s; eg.dispatchEvent(new Event("change")); }
+		set("egressHosts", %s);
 		document.getElementById("run").click();
-	})()`, jsString(s.language), jsString(s.code), jsString(s.input), jsString(s.data), jsString(s.wallMs)))
+	})()`, jsString(s.language), jsString(s.code), jsString(s.input), jsString(s.data), jsString(s.wallMs),
+		modules, jsString(s.egress), jsString(s.hosts)))
 	b.waitFor(t, `document.getElementById("outcome").dataset.state !== "running"`, 30*time.Second)
 	var out pageRun
 	raw := b.eval(t, `(() => {
@@ -392,6 +645,9 @@ func (b *browser) runStep(t *testing.T, s step) pageRun {
 			error: document.getElementById("error-box").hidden ? "" : document.getElementById("error").textContent,
 			events: [...document.querySelectorAll("#events li")].map(li => [...li.children].map(c => c.textContent).slice(1).join(" ")),
 			stats: Object.fromEntries([...document.querySelectorAll("#stats tr")].map(tr => [tr.dataset.stat, tr.cells[1].textContent])),
+			errorLines: document.getElementById("editor").dataset.errorLines || "",
+			gutter: [...document.querySelectorAll("#gutter .error-line")].map(s => s.textContent).join(","),
+			bands: [...document.querySelectorAll("#error-marks div")].map(d => d.dataset.line).join(","),
 		});
 	})()`)
 	var js string

@@ -37,7 +37,7 @@ func TestRunSecrets(t *testing.T) {
 
 	status, resp, raw := ts.post(t, runPath, `{`+step+`, "secrets": [
 		{"origin": "`+backend.URL+`", "header": "X-Api-Key", "value": "Wire-K3y-Value", "unsafeAllowHTTP": true}]}`)
-	if status != 200 || dig(resp, "result", "value") != `"key [REDACTED]"` {
+	if status != 200 || jsonOf(dig(resp, "result", "value")) != `"key [REDACTED]"` {
 		t.Fatalf("status %d: %s", status, raw)
 	}
 	mu.Lock()
@@ -61,7 +61,7 @@ func TestRunSecrets(t *testing.T) {
 	// The deprecated host form still crosses: it means https on 443, so
 	// this http fetch goes without it.
 	status, resp, raw = ts.post(t, runPath, `{`+step+`, "secrets": [{"host": "127.0.0.1", "header": "X-Api-Key", "value": "Wire-K3y-Value"}]}`)
-	if status != 200 || dig(resp, "result", "value") != `"key "` {
+	if status != 200 || jsonOf(dig(resp, "result", "value")) != `"key "` {
 		t.Fatalf("host form: status %d: %s", status, raw)
 	}
 }

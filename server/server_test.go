@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/stepbox/stepbox/sandbox"
 	"github.com/stepbox/stepbox/server"
@@ -27,13 +28,13 @@ func TestRunHTTPJSON(t *testing.T) {
 	ts := start(t, server.Config{})
 	status, resp, raw := ts.post(t, runPath, `{
 		"code": "reportStatus({stage: 1}); const u = await dataProxy.request('user', {id: input.id}); let e; try { await dataProxy.request('nope') } catch (x) { e = x.message } console.log('got', u.name); return {name: u.name, e}",
-		"input": "{\"id\": 7}",
-		"data": {"user": "{\"name\": \"Ada\"}"}
+		"input": {"id": 7},
+		"data": {"user": {"name": "Ada"}}
 	}`)
 	if status != 200 {
 		t.Fatalf("status %d: %s", status, raw)
 	}
-	if got := dig(resp, "result", "value"); got != `{"name":"Ada","e":"no answer for data request \"nope\": the request's data has none for this method"}` {
+	if got := jsonOf(dig(resp, "result", "value")); got != `{"e":"no answer for data request \"nope\": the request's data has none for this method","name":"Ada"}` {
 		t.Fatalf("value %v\n%s", got, raw)
 	}
 	var kinds []string
@@ -45,7 +46,7 @@ func TestRunHTTPJSON(t *testing.T) {
 	if strings.Join(kinds, ",") != "status,dataRequest,dataRequest,console" {
 		t.Fatalf("events %v\n%s", kinds, raw)
 	}
-	if dig(resp, "events", 1, "dataRequest", "params") != `{"id":7}` || dig(resp, "events", 3, "console", "text") != "got Ada" {
+	if jsonOf(dig(resp, "events", 1, "dataRequest", "params")) != `{"id":7}` || jsonOf(dig(resp, "events", 0, "status")) != `{"stage":1}` || dig(resp, "events", 3, "console", "text") != "got Ada" {
 		t.Fatalf("events: %s", raw)
 	}
 	if id, _ := dig(resp, "runId").(string); !strings.HasPrefix(id, "run_") {
@@ -69,13 +70,13 @@ func TestRunGRPC(t *testing.T) {
 	ts := start(t, server.Config{})
 	resp, err := ts.rpc(connect.WithGRPC()).Run(context.Background(), connect.NewRequest(&pb.RunRequest{
 		Code:  "return (await dataProxy.request('add', [input, 2])) * 10",
-		Input: "40",
-		Data:  map[string]string{"add": "42"},
+		Input: structpb.NewNumberValue(40),
+		Data:  map[string]*structpb.Value{"add": structpb.NewNumberValue(42)},
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := resp.Msg.GetResult().GetValue(); v != "420" {
+	if v := resp.Msg.GetResult().GetValue(); v.GetNumberValue() != 420 || resp.Msg.GetResult().GetValueJson() != "" {
 		t.Fatalf("value %q (%v)", v, resp.Msg)
 	}
 	if resp.Header().Get(server.RunIDHeader) != resp.Msg.GetRunId() {
@@ -84,7 +85,7 @@ func TestRunGRPC(t *testing.T) {
 
 	// gRPC-Web, as a browser speaks it: the same handler.
 	resp, err = ts.rpc(connect.WithGRPCWeb()).Run(context.Background(), connect.NewRequest(&pb.RunRequest{Code: "return 'web'"}))
-	if err != nil || resp.Msg.GetResult().GetValue() != `"web"` {
+	if err != nil || resp.Msg.GetResult().GetValue().GetStringValue() != "web" {
 		t.Fatalf("gRPC-Web: %v %v", resp, err)
 	}
 
@@ -109,8 +110,10 @@ func TestRunRefusals(t *testing.T) {
 	}{
 		{"malformed JSON", `{"code": `, 400, "invalid_argument", ""},
 		{"unknown field", `{"cod": "return 1"}`, 400, "invalid_argument", "cod"},
-		{"input not JSON text", `{"code": "return 1", "input": "{"}`, 400, "invalid_argument", "input is not valid JSON"},
-		{"data not JSON text", `{"code": "return 1", "data": {"m": "nope"}}`, 400, "invalid_argument", `data["m"]`},
+		{"inputJson not JSON text", `{"code": "return 1", "inputJson": "{"}`, 400, "invalid_argument", "inputJson is not valid JSON text"},
+		{"dataJson not JSON text", `{"code": "return 1", "dataJson": {"m": "nope"}}`, 400, "invalid_argument", `dataJson["m"] is not valid JSON text`},
+		{"input and inputJson", `{"code": "return 1", "input": 1, "inputJson": "1"}`, 400, "invalid_argument", "input and inputJson are both set"},
+		{"data and dataJson", `{"code": "return 1", "data": {"m": 1}, "dataJson": {"n": "1"}}`, 400, "invalid_argument", "data and dataJson are both set"},
 		{"unknown plan", `{"code": "return 1", "plan": "gold"}`, 400, "invalid_argument", `unknown plan "gold"`},
 		{"limit above plan", `{"code": "return 1", "limits": {"maxCodeBytes": 200}}`, 400, "invalid_argument", "limits.maxCodeBytes=200"},
 		{"code too large", `{"code": "` + strings.Repeat("1", 101) + `"}`, 400, "invalid_argument", "maxCodeBytes=100"},
@@ -125,7 +128,7 @@ func TestRunRefusals(t *testing.T) {
 		})
 	}
 	// The server keeps serving.
-	if status, resp, raw := ts.post(t, runPath, `{"code": "return 1"}`); status != 200 || dig(resp, "result", "value") != "1" {
+	if status, resp, raw := ts.post(t, runPath, `{"code": "return 1"}`); status != 200 || jsonOf(dig(resp, "result", "value")) != "1" {
 		t.Fatalf("after the refusals: %d %s", status, raw)
 	}
 	// Refusals carry the contract's error to the Go client.
@@ -140,7 +143,7 @@ func TestExecuteAnswersDataMidStream(t *testing.T) {
 	for _, grpc := range []bool{false, true} {
 		t.Run(fmt.Sprintf("grpc=%v", grpc), func(t *testing.T) {
 			c := ts.client(client.Options{GRPC: grpc})
-			st, err := c.Execute(context.Background(), sandbox.Request{Code: `
+			st, err := c.Submit(context.Background(), sandbox.Request{Code: `
 reportStatus("asking");
 const a = await dataProxy.request("double", 21);
 let b; try { await dataProxy.request("fail") } catch (e) { b = e.message }
@@ -207,7 +210,7 @@ func TestExecuteStreamShape(t *testing.T) {
 	}
 	stream.CloseResponse()
 	if len(msgs) != 3 || msgs[0].GetEvent() != nil || msgs[0].GetRunId() == "" ||
-		msgs[1].GetEvent().GetConsole().GetText() != "x" || msgs[2].GetEvent().GetResult().GetValue() != "7" ||
+		msgs[1].GetEvent().GetConsole().GetText() != "x" || msgs[2].GetEvent().GetResult().GetValue().GetNumberValue() != 7 ||
 		msgs[2].GetRunId() != msgs[0].GetRunId() {
 		t.Fatalf("messages %v", msgs)
 	}
@@ -225,7 +228,7 @@ func TestExecuteStreamShape(t *testing.T) {
 
 func TestExecuteAbort(t *testing.T) {
 	ts := start(t, server.Config{Plans: slowLimits})
-	st, err := ts.client(client.Options{}).Execute(context.Background(), sandbox.Request{Code: "reportStatus('looping'); while (true) {}"})
+	st, err := ts.client(client.Options{}).Submit(context.Background(), sandbox.Request{Code: "reportStatus('looping'); while (true) {}"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,9 +236,7 @@ func TestExecuteAbort(t *testing.T) {
 	for ev := range st.Events() {
 		n++
 		if ev.Kind == sandbox.EventStatus {
-			if err := st.Abort(); err != nil {
-				t.Fatal(err)
-			}
+			st.Abort()
 		}
 	}
 	if _, err := st.Wait(); !errors.Is(err, sandbox.ErrAborted) || n != 2 {
@@ -258,7 +259,7 @@ func TestExecuteClientGoneAbortsRun(t *testing.T) {
 
 	// The caller cancels its context.
 	ctx, cancel := context.WithCancel(context.Background())
-	st, err := ts.client(client.Options{GRPC: true}).Execute(ctx, sandbox.Request{Code: code})
+	st, err := ts.client(client.Options{GRPC: true}).Submit(ctx, sandbox.Request{Code: code})
 	if err != nil {
 		t.Fatal(err)
 	}

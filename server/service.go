@@ -313,8 +313,8 @@ func (v *service) Execute(ctx context.Context, stream *connect.BidiStream[pb.Exe
 	switch {
 	case start == nil:
 		return refusal(connect.CodeInvalidArgument, string(sandbox.CodeValidation), "the first message of Execute must be start")
-	case len(start.GetData()) > 0:
-		return refusal(connect.CodeInvalidArgument, string(sandbox.CodeValidation), "start.data is for Run: answer data requests on the stream with data_response")
+	case len(start.GetData()) > 0 || len(start.GetDataJson()) > 0:
+		return refusal(connect.CodeInvalidArgument, string(sandbox.CodeValidation), "start.data and start.dataJson are for Run: answer data requests on the stream with dataResponse")
 	}
 	r, _, err := v.s.start(ctx, start)
 	if err != nil {
@@ -427,17 +427,15 @@ func (r *run) readClient(stream *connect.BidiStream[pb.ExecuteRequest, pb.Execut
 		switch x := m.GetMessage().(type) {
 		case *pb.ExecuteRequest_DataResponse:
 			d := x.DataResponse
-			switch a := d.GetAnswer().(type) {
-			case *pb.DataResponse_Error:
+			a, err := wire.DataAnswerFromProto(d)
+			switch {
+			case err != nil:
+				// The host's mistake: the step's await rejects, saying so.
+				perr = r.sess.RespondError(d.GetId(), "the host's answer was refused: "+err.Error())
+			case a.Rejected:
 				perr = r.sess.RespondError(d.GetId(), a.Error)
-			case *pb.DataResponse_Value:
-				if !json.Valid([]byte(a.Value)) {
-					perr = r.sess.RespondError(d.GetId(), "the host's answer is not valid JSON")
-				} else {
-					perr = r.sess.Respond(d.GetId(), json.RawMessage(a.Value))
-				}
 			default:
-				perr = r.sess.Respond(d.GetId(), json.RawMessage("null"))
+				perr = r.sess.Respond(d.GetId(), a.Value)
 			}
 		case *pb.ExecuteRequest_Abort:
 			r.log.Debug("aborted by the client")

@@ -65,7 +65,7 @@ func TestTLS(t *testing.T) {
 			t.Fatalf("grpc=%v: %s %v", grpc, res.Value, err)
 		}
 	}
-	st, err := client.New(url, client.Options{GRPC: true, HTTPClient: hc}).Execute(context.Background(), sandbox.Request{Code: "return await dataProxy.request('x') + 1"})
+	st, err := client.New(url, client.Options{GRPC: true, HTTPClient: hc}).Submit(context.Background(), sandbox.Request{Code: "return await dataProxy.request('x') + 1"})
 	if err != nil {
 		t.Fatal(err)
 	}

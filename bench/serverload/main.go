@@ -347,7 +347,7 @@ func (l *load) call(proto string, i int) outcome {
 	defer cancel()
 	input := fmt.Sprintf(`{"id": %d}`, i)
 	user := fmt.Sprintf(`{"name": "user%d"}`, i)
-	req := &pb.RunRequest{Language: l.o.lang, Code: l.code, Input: input, Data: map[string]string{"user": user}}
+	req := &pb.RunRequest{Language: l.o.lang, Code: l.code, InputJson: input, DataJson: map[string]string{"user": user}}
 	if l.o.wallMs > 0 {
 		req.Limits = &pb.Limits{WallMs: int32(l.o.wallMs)}
 	}
@@ -387,7 +387,11 @@ type serverStats struct{ wallMs, queueMs float64 }
 
 // callJSON posts the request as curl would: HTTP/1.1, JSON.
 func (l *load) callJSON(ctx context.Context, req *pb.RunRequest) (string, serverStats, string) {
-	body := map[string]any{"language": req.Language, "code": req.Code, "input": req.Input, "data": req.Data}
+	data := map[string]json.RawMessage{}
+	for m, v := range req.DataJson {
+		data[m] = json.RawMessage(v)
+	}
+	body := map[string]any{"language": req.Language, "code": req.Code, "input": json.RawMessage(req.InputJson), "data": data}
 	if req.Limits != nil {
 		body["limits"] = map[string]any{"wallMs": req.Limits.WallMs}
 	}
@@ -417,7 +421,7 @@ func (l *load) callJSON(ctx context.Context, req *pb.RunRequest) (string, server
 	type stats struct{ WallMs, QueueMs float64 }
 	var out struct {
 		Result *struct {
-			Value string
+			Value json.RawMessage
 			Stats stats
 		}
 		Error *struct {
@@ -430,7 +434,7 @@ func (l *load) callJSON(ctx context.Context, req *pb.RunRequest) (string, server
 	}
 	switch {
 	case out.Result != nil:
-		return out.Result.Value, serverStats{out.Result.Stats.WallMs, out.Result.Stats.QueueMs}, ""
+		return string(out.Result.Value), serverStats{out.Result.Stats.WallMs, out.Result.Stats.QueueMs}, ""
 	case out.Error != nil:
 		return "", serverStats{out.Error.Stats.WallMs, out.Error.Stats.QueueMs}, "run " + out.Error.Code + ": " + firstLine(out.Error.Message)
 	}
@@ -439,7 +443,8 @@ func (l *load) callJSON(ctx context.Context, req *pb.RunRequest) (string, server
 
 func fromResponse(m *pb.RunResponse) (string, serverStats, string) {
 	if r := m.GetResult(); r != nil {
-		return r.GetValue(), serverStats{r.GetStats().GetWallMs(), r.GetStats().GetQueueMs()}, ""
+		v, _ := json.Marshal(r.GetValue().AsInterface()) // a Value always marshals
+		return string(v), serverStats{r.GetStats().GetWallMs(), r.GetStats().GetQueueMs()}, ""
 	}
 	if e := m.GetError(); e != nil {
 		return "", serverStats{e.GetStats().GetWallMs(), e.GetStats().GetQueueMs()}, "run " + e.GetCode() + ": " + firstLine(e.GetMessage())
@@ -450,11 +455,11 @@ func fromResponse(m *pb.RunResponse) (string, serverStats, string) {
 // callExecute runs the step over the Execute stream, answering its data
 // request on the stream.
 func (l *load) callExecute(ctx context.Context, req *pb.RunRequest, user string) (string, serverStats, string) {
-	sreq := sandbox.Request{Language: sandbox.Language(req.Language), Code: req.Code, Input: json.RawMessage(req.Input)}
+	sreq := sandbox.Request{Language: sandbox.Language(req.Language), Code: req.Code, Input: json.RawMessage(req.InputJson)}
 	if req.Limits != nil {
 		sreq.Limits.WallMs = int(req.Limits.WallMs)
 	}
-	st, err := l.stream.Execute(ctx, sreq)
+	st, err := l.stream.Submit(ctx, sreq)
 	if err != nil {
 		return "", serverStats{}, classify(err)
 	}

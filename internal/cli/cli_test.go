@@ -112,7 +112,7 @@ func TestExitCodes(t *testing.T) {
 		{"limit", "for (let i = 0; i < 200; i++) reportStatus(i)", nil, cli.ExitLimitExceeded, "status: 0\n"},
 		{"python", "return 1", []string{"--plan", "default"}, cli.ExitOK, ""},
 		{"bad flag", "1", []string{"--nope"}, cli.ExitUsage, "stepbox run: flag provided but not defined: -nope"},
-		{"bad input", "1", []string{"--input", "{"}, cli.ExitUsage, "stepbox run: --input is not valid JSON"},
+		{"bad input", "1", []string{"--input", "{"}, cli.ExitValidation, "stepbox run: --input: not valid JSON at line 1, column 2 (byte 1): unexpected end of JSON input"},
 		{"unknown plan", "1", []string{"--plan", "gold"}, cli.ExitUsage, `stepbox run: --plan "gold": no such plan`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -198,7 +198,7 @@ func TestTypeScript(t *testing.T) {
 		t.Fatalf("run: %d %q %q", code, out, errs)
 	}
 	code, _, errs := stepbox(t, "", "run", "testdata/step.ts", "--input", `{"n": 500}`)
-	if code != cli.ExitRuntime || !strings.HasPrefix(errs, "stepbox: RUNTIME at line 5, column ") || !strings.Contains(errs, "step.ts:5:") {
+	if code != cli.ExitRuntime || !strings.HasPrefix(errs, "stepbox: RUNTIME at testdata/step.ts:5:") || !strings.Contains(errs, "(testdata/step.ts:5:") {
 		t.Fatalf("throw: %d %q", code, errs)
 	}
 	code, _, errs = stepbox(t, "", "compile", "testdata/bad.ts")

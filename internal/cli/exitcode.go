@@ -12,7 +12,7 @@ import (
 const (
 	ExitOK            = 0 // the step returned a value
 	ExitRuntime       = 1 // RUNTIME: the step threw
-	ExitUsage         = 2 // the command line is wrong, or a file cannot be read
+	ExitUsage         = 2 // the command line is wrong, or a file cannot be read or is not what its flag wants
 	ExitValidation    = 3 // VALIDATION: refused before running (syntax error, too large, ...)
 	ExitTimeout       = 4 // TIMEOUT: cpu or wall-clock limit
 	ExitOOM           = 5 // OOM: memory limit
@@ -50,14 +50,17 @@ func ExitCode(err error) int {
 const exitTable = `Exit status:
   0  the step returned a value (printed as JSON on stdout)
   1  RUNTIME         the step threw
-  2  usage           bad command line, unreadable file
-  3  VALIDATION      refused before running: syntax error, code too large, bad input
+  2  usage           bad command line, unreadable or bad file (--data, --plans,
+                     --egress, --catalogue)
+  3  VALIDATION      refused before running: syntax error, code too large or not
+                     UTF-8, bad or empty --input
   4  TIMEOUT         cpu or wall-clock limit
   5  OOM             memory limit
   6  LIMIT_EXCEEDED  another limit (the message names it)
   7  ABORTED         interrupted
   8  CRASHED         the worker process died
-  9  UNAVAILABLE     language not available, queue full, engine closed, no jail here
+  9  UNAVAILABLE     language not available, queue full, engine closed, no jail
+                     here, a package that is not installed and could not be
 `
 
 func asPathError(err error, target **fs.PathError) bool { return errors.As(err, target) }

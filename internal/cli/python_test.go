@@ -31,7 +31,7 @@ func TestPythonPackages(t *testing.T) {
 		}
 	}
 	code, _, errs := stepbox(t, "", "run", "testdata/groupby.py", "--input", input, "--python-packages", "none")
-	if code != cli.ExitRuntime || !strings.Contains(errs, "stepbox: RUNTIME at line 2, column 1: ModuleNotFoundError: No module named 'pandas'") {
+	if code != cli.ExitRuntime || !strings.Contains(errs, "stepbox: RUNTIME at testdata/groupby.py:2:1: ModuleNotFoundError: No module named 'pandas'") {
 		t.Fatalf("--python-packages none: exit %d, stderr %q", code, errs)
 	}
 	code, _, errs = stepbox(t, "", "run", "testdata/groupby.py", "--python", "/nonexistent/python3")

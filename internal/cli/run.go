@@ -1,16 +1,18 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stepbox/stepbox/sandbox"
 )
@@ -18,13 +20,19 @@ import (
 const runUsage = `Usage: stepbox run STEP.js|STEP.ts|STEP.py [flags]
 
 Runs one step (use - to read it from stdin; a .ts file is TypeScript, a .py
-file Python). Console output and status
-events go to stderr, the result goes to stdout as JSON.
+file Python, anything else JavaScript, unless --lang says otherwise).
+Console output and status events go to stderr, the result goes to stdout as
+JSON. Stack traces and error positions name the step's file (from stdin:
+step.js, step.ts or step.py).
 
 Flags:
-  --input JSON|@FILE   the step's input (default null)
-  --data FILE          answer dataProxy.request(method, params) from a JSON file
-                       mapping method names to responses
+  --lang LANGUAGE      javascript, typescript or python: the step's language,
+                       whatever its file is called (for stdin, the default is
+                       javascript)
+  --input JSON|@FILE   the step's input (default null); JSON that is not valid,
+                       or empty, is refused with status 3 and where it fails
+  --data FILE          answer dataProxy.request(method, params) from a JSON file,
+                       an object mapping method names to answers
   --plan NAME          the plan whose limits apply (default "default"; more
                        plans come from --plans)
   --plans FILE         a JSON file of plans: {"name": {"memoryMb": 64, ...}}
@@ -40,6 +48,17 @@ Flags:
                        flag may repeat): duckdb and glpk become globals of that
                        name, e.g. --modules duckdb,glpk; npm packages need no
                        flag: the step imports them
+  --catalogue FILE     the npm packages steps may import, as for stepbox
+                       packages: a JSON array of {"name", "version",
+                       "integrity"} (default: the built-in catalogue)
+  --cache DIR          the package cache, as for stepbox packages (default
+                       $XDG_CACHE_HOME/stepbox/packages, or
+                       ~/.cache/stepbox/packages); a package of the catalogue
+                       that the step imports and the cache lacks is installed
+                       on first use with npm, its integrity checked, with
+                       progress on stderr
+  --no-install         do not install: a missing package is UNAVAILABLE (9)
+  --npm PATH           the npm command that installs (default "npm")
   --python PATH        the python3 that runs a .py step (default /usr/bin/python3,
                        else python3 on PATH); a virtualenv's python brings the
                        venv's packages
@@ -62,6 +81,10 @@ Flags:
 
 type runFlags struct {
 	input, data, plan, plans string
+	inputSet                 bool
+	lang                     string
+	catalogue, cache, npm    string
+	noInstall                bool
 	egress                   string
 	memory                   int
 	cpu, timeout             string
@@ -93,7 +116,15 @@ func runCommand(ctx context.Context, st *State, args []string) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var f runFlags
-	fs.StringVar(&f.input, "input", "", "")
+	fs.Func("input", "", func(s string) error {
+		f.input, f.inputSet = s, true
+		return nil
+	})
+	fs.StringVar(&f.lang, "lang", "", "")
+	fs.StringVar(&f.catalogue, "catalogue", "", "")
+	fs.StringVar(&f.cache, "cache", "", "")
+	fs.StringVar(&f.npm, "npm", "", "")
+	fs.BoolVar(&f.noInstall, "no-install", false, "")
 	fs.StringVar(&f.data, "data", "", "")
 	fs.StringVar(&f.plan, "plan", "", "")
 	fs.StringVar(&f.plans, "plans", "", "")
@@ -117,7 +148,14 @@ func runCommand(ctx context.Context, st *State, args []string) int {
 	req, cfg, data, err := f.build(st, file)
 	if err != nil {
 		fmt.Fprintf(st.Stderr, "stepbox run: %v\n", err)
+		if errors.As(err, new(inputError)) {
+			return ExitValidation // as the engine refuses bad input
+		}
 		return ExitUsage
+	}
+	if err := f.installImports(ctx, st, req, cfg.Packages); err != nil {
+		fmt.Fprintf(st.Stderr, "stepbox run: %v\n", err)
+		return ExitUnavailable
 	}
 	if f.unsafeDev {
 		if code, ok := unsafeDev(st, &cfg, req); !ok {
@@ -141,16 +179,28 @@ func (f *runFlags) build(st *State, file string) (sandbox.Request, sandbox.Confi
 	}
 	req.Code = string(code)
 	req.Language = languageOf(file)
+	if f.lang != "" {
+		switch l := sandbox.Language(f.lang); l {
+		case sandbox.JavaScript, sandbox.TypeScript, sandbox.Python:
+			req.Language = l
+		default:
+			return req, cfg, nil, fmt.Errorf("--lang %q: want javascript, typescript or python", f.lang)
+		}
+	}
+	if file != "-" {
+		req.StepName = stepName(file)
+	}
 	req.Modules = f.modules // the engine checks the names
-	if f.input != "" {
-		in := []byte(f.input)
+	if f.inputSet {
+		what, in := "--input", []byte(f.input)
 		if strings.HasPrefix(f.input, "@") {
+			what = "--input " + f.input
 			if in, err = readArg(st, f.input[1:]); err != nil {
 				return req, cfg, nil, err
 			}
 		}
-		if !json.Valid(in) {
-			return req, cfg, nil, errors.New("--input is not valid JSON")
+		if err := checkJSON(in); err != nil {
+			return req, cfg, nil, inputError{fmt.Errorf("%s: %w", what, err)}
 		}
 		req.Input = in
 	}
@@ -160,8 +210,8 @@ func (f *runFlags) build(st *State, file string) (sandbox.Request, sandbox.Confi
 		if err != nil {
 			return req, cfg, nil, err
 		}
-		if err := json.Unmarshal(b, &data); err != nil {
-			return req, cfg, nil, fmt.Errorf("--data %s: want a JSON object mapping method names to responses: %w", f.data, err)
+		if err := decodeJSON("--data "+f.data, b, &data, "a JSON object mapping method names to answers"); err != nil {
+			return req, cfg, nil, err
 		}
 	}
 	cfg.Plans = map[string]sandbox.Limits{"default": {}}
@@ -170,10 +220,18 @@ func (f *runFlags) build(st *State, file string) (sandbox.Request, sandbox.Confi
 		if err != nil {
 			return req, cfg, nil, err
 		}
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&cfg.Plans); err != nil {
-			return req, cfg, nil, fmt.Errorf("--plans %s: %w", f.plans, err)
+		// Plan by plan, so that an error names its plan: encoding/json's
+		// paths leave out map keys.
+		var plans map[string]json.RawMessage
+		if err := decodeJSON("--plans "+f.plans, b, &plans, `a JSON object of named plans, {"name": {"memoryMb": 64, ...}}`); err != nil {
+			return req, cfg, nil, err
+		}
+		for name, raw := range plans {
+			var lim sandbox.Limits
+			if err := decodeJSON(fmt.Sprintf("--plans %s: plan %q", f.plans, name), raw, &lim, `an object of limits, {"memoryMb": 64, ...}`); err != nil {
+				return req, cfg, nil, err
+			}
+			cfg.Plans[name] = lim
 		}
 		if _, ok := cfg.Plans["default"]; !ok {
 			cfg.Plans["default"] = sandbox.Limits{}
@@ -220,10 +278,8 @@ func (f *runFlags) build(st *State, file string) (sandbox.Request, sandbox.Confi
 			return req, cfg, nil, err
 		}
 		cfg.Egress = &sandbox.Egress{}
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.DisallowUnknownFields()
-		if err := d.Decode(cfg.Egress); err != nil {
-			return req, cfg, nil, fmt.Errorf("--egress %s: %w", f.egress, err)
+		if err := decodeJSON("--egress "+f.egress, b, cfg.Egress, `a JSON object {"policy": {...}, "secrets": [...]}`); err != nil {
+			return req, cfg, nil, err
 		}
 	}
 	cfg.Python.Interpreter = f.python
@@ -235,9 +291,31 @@ func (f *runFlags) build(st *State, file string) (sandbox.Request, sandbox.Confi
 	if f.pythonPreloadSet {
 		cfg.Python.Preload = f.pythonPreload
 	}
+	if cfg.Packages, err = packagesConfig(st, f.catalogue, f.cache); err != nil {
+		return req, cfg, nil, err
+	}
+	cfg.Packages.NPM = f.npm
 	cfg.PoolSize = 1
 	cfg.Warm = -1 // one run: a warm pool would only cost a second VM
 	return req, cfg, data, nil
+}
+
+// inputError is a bad --input: VALIDATION, as the engine would refuse it.
+type inputError struct{ error }
+
+func (e inputError) Unwrap() error { return e.error }
+
+// stepName is the name a step read from file gets in its stack traces:
+// the file as named on the command line, or its base name when that is
+// too long for the engine (Request.StepName); empty, the engine's default,
+// when neither is a name the engine takes.
+func stepName(file string) string {
+	for _, n := range []string{file, filepath.Base(file)} {
+		if len(n) <= 255 && utf8.ValidString(n) && !strings.ContainsFunc(n, unicode.IsControl) {
+			return n
+		}
+	}
+	return ""
 }
 
 func languageOf(file string) sandbox.Language {
@@ -268,7 +346,7 @@ func execute(ctx context.Context, st *State, eng *sandbox.Engine, req sandbox.Re
 	defer cancel()
 	s, err := eng.Submit(ctx, req)
 	if err != nil {
-		return report(st, err, asJSON)
+		return report(st, err, asJSON, req.StepName)
 	}
 	if st.Signals != nil {
 		go func() {
@@ -306,7 +384,7 @@ func execute(ctx context.Context, st *State, eng *sandbox.Engine, req sandbox.Re
 		if asJSON {
 			return ExitCode(err)
 		}
-		return report(st, err, false)
+		return report(st, err, false, req.StepName)
 	}
 	if !asJSON {
 		fmt.Fprintf(st.Stdout, "%s\n", res.Value)
@@ -331,7 +409,9 @@ func printConsole(w io.Writer, c *sandbox.ConsoleLine) {
 	fmt.Fprintf(w, "[%s] %s\n", c.Level, c.Text)
 }
 
-func report(st *State, err error, asJSON bool) int {
+// report prints a run's error; file, when the step came from one, names it
+// in the position ("at step.ts:5:3", as compilers and editors write it).
+func report(st *State, err error, asJSON bool, file string) int {
 	var se *sandbox.Error
 	if asJSON && errors.As(err, &se) {
 		_ = json.NewEncoder(st.Stdout).Encode(sandbox.Event{Kind: sandbox.EventError, Error: se})
@@ -339,10 +419,16 @@ func report(st *State, err error, asJSON bool) int {
 	}
 	if errors.As(err, &se) {
 		where := ""
-		if se.Position != nil {
-			where = fmt.Sprintf(" at line %d", se.Position.Line)
-			if se.Position.Column > 0 {
-				where += fmt.Sprintf(", column %d", se.Position.Column)
+		switch p := se.Position; {
+		case p != nil && file != "":
+			where = fmt.Sprintf(" at %s:%d", file, p.Line)
+			if p.Column > 0 {
+				where += fmt.Sprintf(":%d", p.Column)
+			}
+		case p != nil:
+			where = fmt.Sprintf(" at line %d", p.Line)
+			if p.Column > 0 {
+				where += fmt.Sprintf(", column %d", p.Column)
 			}
 		}
 		limit := ""

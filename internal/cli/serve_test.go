@@ -202,7 +202,7 @@ tenants:
 	hc := &http.Client{Transport: &http.Transport{}}
 	defer hc.CloseIdleConnections()
 	post := func(auth string) (int, map[string]any) {
-		req, _ := http.NewRequest("POST", "http://"+addr+"/stepbox.v1.StepboxService/Run", strings.NewReader(`{"code": "return input * 2", "input": "21"}`))
+		req, _ := http.NewRequest("POST", "http://"+addr+"/stepbox.v1.StepboxService/Run", strings.NewReader(`{"code": "return input * 2", "input": 21}`))
 		req.Header.Set("Content-Type", "application/json")
 		if auth != "" {
 			req.Header.Set("Authorization", "Bearer "+auth)
@@ -220,7 +220,7 @@ tenants:
 		t.Fatalf("no key: %d", status)
 	}
 	status, m := post(key)
-	if status != 200 || m["result"].(map[string]any)["value"] != "42" {
+	if status != 200 || m["result"].(map[string]any)["value"] != 42.0 {
 		t.Fatalf("%d %v", status, m)
 	}
 	// The metrics name the tenants: on their own listener, not on the API's.

@@ -51,6 +51,7 @@
   const ReflectApply = Reflect.apply;
   const ReflectConstruct = Reflect.construct;
   const JSONstringify = JSON.stringify;
+  const JSONrawJSON = JSON.rawJSON;
   const JSONparse = JSON.parse;
   const ObjectPrototype = Object.prototype;
   const ObjectKeys = Object.keys;
@@ -189,7 +190,20 @@
   const KIND_DATA = 0, KIND_FETCH = 1, KIND_MODULE = 2;
   // What a module call's promise resolves to: the reply, undefined, or a
   // Database with the reply's handle.
-  const AS_IS = 0, AS_UNDEFINED = 1, AS_DATABASE = 2;
+  // AS_ROWS is a DuckDB result: integers beyond ±(2^53-1) are BigInts.
+  const AS_IS = 0, AS_UNDEFINED = 1, AS_DATABASE = 2, AS_ROWS = 3;
+  const BigIntCtor = BigInt;
+  // __sbx_bigints is JSON.parse's reviver for a DuckDB result the host
+  // could not build (an integer beyond int64): an integer written without
+  // fraction or exponent outside the safe range becomes a BigInt of its
+  // exact text. A double is always written with a fraction or exponent.
+  function __sbx_bigints(k, v, c) {
+    if (typeof v === "number" && (v > 9007199254740991 || v < -9007199254740991)) {
+      const src = c.source;
+      if (ReflectApply(StringIndexOf, src, ["."]) < 0 && ReflectApply(StringIndexOf, src, ["e"]) < 0 && ReflectApply(StringIndexOf, src, ["E"]) < 0) return BigIntCtor(src);
+    }
+    return v;
+  }
   const timers = new MapCtor(); // timer id -> [fn, args, intervalMs]
 
   const MAX_FORMAT = 64 * 1024; // characters of one formatted console argument
@@ -198,13 +212,25 @@
     return ReflectApply(fn, thisArg, args);
   }
 
+  function __sbx_bigintJSON(k, v) {
+    return typeof v === "bigint" ? JSONrawJSON(StringCtor(v)) : v;
+  }
+
   // __sbx_json turns a guest value into JSON text, copying it exactly once:
   // the host receives a string, never a live object, so a getter cannot
   // change a value after the host checked it.
   function __sbx_json(value, what) {
     let text;
     try {
-      text = JSONstringify(value);
+      try {
+        text = JSONstringify(value);
+      } catch (e) {
+        // A BigInt is written as the JSON number of its exact digits (a
+        // DuckDB BIGINT beyond 2^53 comes back out as it went in); only
+        // then does the replacer run, so other values pay nothing.
+        if (!(e instanceof TypeErrorCtor) || e.message !== "Do not know how to serialize a BigInt") throw e;
+        text = JSONstringify(value, __sbx_bigintJSON);
+      }
     } catch (e) {
       let why;
       try { why = StringCtor(e && e.message); } catch (_) { why = "unknown"; }
@@ -429,7 +455,7 @@
         TypedArrayByteLength: TypedArrayByteLength, DataViewBuffer: DataViewBuffer,
         DataViewByteOffset: DataViewByteOffset, DataViewByteLength: DataViewByteLength,
         KIND_MODULE: KIND_MODULE, AS_IS: AS_IS, AS_UNDEFINED: AS_UNDEFINED,
-        AS_DATABASE: AS_DATABASE, readRows: readRows, __sbx_json: __sbx_json, ErrorCtor: ErrorCtor,
+        AS_DATABASE: AS_DATABASE, AS_ROWS: AS_ROWS, readRows: readRows, __sbx_json: __sbx_json, ErrorCtor: ErrorCtor,
         SymbolCtor: SymbolCtor, mapDelete: mapDelete, part: __sbx_api,
         loadedPart: function __sbx_loadedPart(name) { return loaded[name]; },
         setTimer: __sbx_setTimer, clearTimer: __sbx_clearTimer,
@@ -640,7 +666,7 @@
     if (ok) {
       let v;
       try {
-        v = built ? payload : JSONparse(payload);
+        v = built ? payload : r[4] === AS_ROWS ? JSONparse(payload, __sbx_bigints) : JSONparse(payload);
         if (r[2] === KIND_FETCH) v = new fetchAPI.Response(v); // a fetch started: its part is loaded
         else if (r[4] === AS_UNDEFINED) v = undefined;
         else if (r[4] === AS_DATABASE) v = new modulesAPI.Database(v);

@@ -43,8 +43,12 @@ type jsonBuilder struct {
 	cbuf  uintptr           // C memory for strings and keys, ccap bytes
 	ccap  int
 	check func() bool
-	steps int
-	stop  bool // check said so
+	// bigints: integers written without fraction or exponent beyond
+	// ±(2^53-1) are BigInts (a DuckDB result); beyond int64 the builder
+	// gives up, and JSON.parse's reviver makes them.
+	bigints bool
+	steps   int
+	stop    bool // check said so
 
 	// shapes holds, for each sequence of keys objects start with, an
 	// object with those keys, so that the engine's shape for it lives
@@ -111,12 +115,12 @@ func (n *shapeNode) free(b *jsonBuilder) {
 // means the caller must use JSON.parse, unless check, called every few
 // thousand values, returned true: the run is stopping, and the build was
 // abandoned (stopped is true). The caller frees the value.
-func buildJSON(vm *quickjs.VM, text string, check func() bool) (v quickjs.Value, ok, stopped bool) {
+func buildJSON(vm *quickjs.VM, text string, check func() bool, bigints bool) (v quickjs.Value, ok, stopped bool) {
 	ctx, tls, ok := vmHandles(vm)
 	if !ok {
 		return quickjs.Value{}, false, false
 	}
-	b := &jsonBuilder{tls: tls, ctx: ctx, text: text, atoms: map[string]uint32{}, check: check}
+	b := &jsonBuilder{tls: tls, ctx: ctx, text: text, atoms: map[string]uint32{}, check: check, bigints: bigints}
 	if b.shapes.obj = lib.XJS_NewObject(tls, ctx); jsIsException(b.shapes.obj) {
 		b.dropException()
 		return quickjs.Value{}, false, false
@@ -255,6 +259,20 @@ func (b *jsonBuilder) number() (lib.TJSValue, bool) {
 			return jsInt(int32(n)), true
 		}
 	}
+	if integer && b.bigints {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return lib.TJSValue{}, false // beyond int64: JSON.parse's reviver
+		}
+		if n > maxSafeInteger || n < -maxSafeInteger {
+			v := lib.XJS_NewBigInt64(b.tls, b.ctx, n)
+			if jsIsException(v) {
+				b.dropException()
+				return lib.TJSValue{}, false
+			}
+			return v, true
+		}
+	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil && !isRange(err) {
 		return lib.TJSValue{}, false
@@ -264,6 +282,9 @@ func (b *jsonBuilder) number() (lib.TJSValue, bool) {
 	}
 	return jsFloat(f), true
 }
+
+// maxSafeInteger is Number.MAX_SAFE_INTEGER.
+const maxSafeInteger = 1<<53 - 1
 
 func isRange(err error) bool {
 	ne, ok := err.(*strconv.NumError)

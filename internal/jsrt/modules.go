@@ -65,6 +65,7 @@ const kindModule ipc.Kind = "module"
 type modReply struct {
 	id    int64
 	value string       // JSON, on success
+	rows  bool         // value is a DuckDB result: its big integers are BigInts
 	err   string       // rejects the guest's promise with an Error
 	fail  *ipc.Failure // ends the run
 }
@@ -231,7 +232,7 @@ func (rn *run) moduleCall(op string, args []any) (any, error) {
 			if err != nil {
 				return rn.duckFailure(ctx, err)
 			}
-			return modReply{value: string(out)}
+			return modReply{value: string(out), rows: true}
 		})
 	case "duckdb.exec":
 		sql, _ := arg[string](args, 2)
@@ -292,6 +293,7 @@ func (rn *run) openDuckDB(ctx context.Context) (*duckdb.DB, error) {
 		MemoryLimitBytes: ModuleMemoryBytes(lim.MemoryMB),
 		Threads:          1,
 		MaxResultBytes:   duckResultBytes(lim.MemoryMB),
+		ExactDecimals:    rn.exactDecimals,
 	})
 }
 
@@ -353,7 +355,7 @@ func (rn *run) deliverModule(rep modReply) {
 	}
 	rn.js(func() error {
 		if rep.err == "" {
-			return rn.callJSON("reply", rep.value, rep.id, true)
+			return rn.callJSONAs("reply", rep.value, rep.rows, rep.id, true)
 		}
 		_, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "reply", rep.id, false, rep.err)
 		return err

@@ -5,7 +5,7 @@
 "use strict";
 (function __sbx_modulesPart(bridge) {
   const {
-    host, pending, mapSet, KIND_MODULE, AS_IS, AS_UNDEFINED, AS_DATABASE,
+    host, pending, mapSet, KIND_MODULE, AS_IS, AS_UNDEFINED, AS_DATABASE, AS_ROWS,
     readRows, __sbx_json, __sbx_rejected, ArrayIsArray, ErrorCtor,
     JSONstringify, ObjectFreeze, ObjectSetPrototypeOf, PromiseCtor, StringCtor,
     SymbolCtor, TypeErrorCtor,
@@ -64,7 +64,7 @@
       query(sql, ...params) {
         try {
           __sbx_str(sql, "db.query: the SQL");
-          return __sbx_module("duckdb.query", AS_IS, this.#h, sql, params.length === 0 ? "" : __sbx_params(params));
+          return __sbx_module("duckdb.query", AS_ROWS, this.#h, sql, params.length === 0 ? "" : __sbx_params(params));
         } catch (e) {
           return __sbx_rejected(e);
         }

@@ -152,3 +152,34 @@ return [t.double(2), d, double(3), u === t]`}), `[4,"dflt",6,true]`)
 		}
 	})
 }
+
+// TestDuckDBValues: loaded arrays are LISTs (tags[1] is the first tag), and
+// every integer type is a number within ±(2^53-1) and a BigInt beyond, so
+// that v + 1 is exact or a TypeError, never a string. Beyond int64 the
+// BigInt comes from JSON.parse's reviver, as the builder gives up.
+func TestDuckDBValues(t *testing.T) {
+	rt := newRT(t)
+	for _, tc := range []struct{ name, code, want string }{
+		{"lists", `await db.load("t", [{tags: ["a", "b"]}, {tags: []}]);
+return await db.query("SELECT tags[1] AS first, len(tags) AS n FROM t")`, `[{"first":"a","n":2},{"first":null,"n":0}]`},
+		{"structs", `await db.load("t", [{p: {x: 1, when: "2024-03-01"}}, {p: {x: 2}}]);
+return await db.query("SELECT p.x AS x, typeof(p) AS t FROM t")`, `[{"x":1,"t":"STRUCT(x BIGINT, \"when\" DATE)"},{"x":2,"t":"STRUCT(x BIGINT, \"when\" DATE)"}]`},
+		{"2^53 - 1 is a number", `const [r] = await db.query("SELECT 9007199254740991::BIGINT AS v, count(*) AS n FROM range(3)");
+return [typeof r.v, r.v + 1, typeof r.n, r.n + 1]`, `["number",9007199254740992,"number",4]`},
+		{"2^53 + 1 is a BigInt", `const [r] = await db.query("SELECT 9007199254740993::BIGINT AS v, (-9007199254740993)::BIGINT AS m");
+return [typeof r.v, String(r.v + 1n), String(r.m), (() => { try { return r.v + 1 } catch (e) { return e.name } })()]`,
+			`["bigint","9007199254740994","-9007199254740993","TypeError"]`},
+		{"UBIGINT and HUGEINT", `const [r] = await db.query("SELECT 18446744073709551615::UBIGINT AS u, 170141183460469231731687303715884105727::HUGEINT AS h, 5::HUGEINT AS s, [9007199254740993] AS l");
+return [typeof r.u, String(r.u), String(r.h), typeof r.s, typeof r.l[0]]`,
+			`["bigint","18446744073709551615","170141183460469231731687303715884105727","number","bigint"]`},
+		{"doubles stay numbers", `const [r] = await db.query("SELECT 2e20::DOUBLE AS d, 3::DOUBLE AS i");
+return [typeof r.d, r.d === 2e20, r.i]`, `["number",true,3]`},
+		{"DECIMAL is a number", `const [r] = await db.query("SELECT 12.50::DECIMAL(5,2) AS d");
+return [typeof r.d, r.d + 1]`, `["number",13.5]`},
+		{"a wide DECIMAL fails", `try { await db.query("SELECT 12345678901234567890.5::DECIMAL(38,1) AS d") } catch (e) { return e.message.includes("cast it to VARCHAR") }`, `true`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			expectValue(t, runJob(t, rt, Job{Modules: []string{ModuleDuckDB}, Code: "const db = await duckdb.open();\n" + tc.code}), tc.want)
+		})
+	}
+}

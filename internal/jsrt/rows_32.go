@@ -18,7 +18,7 @@ func (rn *run) readRows(quickjs.Value) bool {
 }
 
 // buildJSON never builds on 32-bit platforms: the guest parses.
-func buildJSON(*quickjs.VM, string, func() bool) (v quickjs.Value, ok, stopped bool) {
+func buildJSON(*quickjs.VM, string, func() bool, bool) (v quickjs.Value, ok, stopped bool) {
 	return quickjs.Value{}, false, false
 }
 

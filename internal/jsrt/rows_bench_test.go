@@ -97,7 +97,7 @@ func BenchmarkBuildRows(b *testing.B) {
 	}
 	defer cpuPerOp(b)()
 	for b.Loop() {
-		v, ok, _ := buildJSON(vm, text.(string), func() bool { return false })
+		v, ok, _ := buildJSON(vm, text.(string), func() bool { return false }, false)
 		if !ok {
 			b.Fatal("gave up")
 		}

@@ -53,13 +53,16 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 // run is the state of one execution. Its fields are touched only by the VM
 // goroutine, except where marked.
 type run struct {
-	rt     *Runtime
-	m      *machine
-	job    Job
-	budget *ipc.Budget
-	start  time.Time
-	wall   time.Time // wall deadline
-	cpu    cpuMeter
+	// exactDecimals: the run's DuckDB writes DECIMALs exactly
+	// (duckdb.Config.ExactDecimals), for a Python step's decimal.Decimal.
+	exactDecimals bool
+	rt            *Runtime
+	m             *machine
+	job           Job
+	budget        *ipc.Budget
+	start         time.Time
+	wall          time.Time // wall deadline
+	cpu           cpuMeter
 
 	ctx    context.Context // ends when the run must stop; Emit watches it
 	cancel context.CancelFunc
@@ -454,11 +457,17 @@ func (rn *run) deliver(rep ipc.Reply) {
 // Go (jsonvalue.go) when it can be, built true, else the text itself, for
 // JSON.parse in the guest.
 func (rn *run) callJSON(kind, text string, args ...any) error {
+	return rn.callJSONAs(kind, text, false, args...)
+}
+
+// callJSONAs is callJSON, with integers beyond ±(2^53-1) built as BigInts
+// if bigints.
+func (rn *run) callJSONAs(kind, text string, bigints bool, args ...any) error {
 	var resume func()
 	if _, tls, ok := vmHandles(rn.m.vm); ok {
 		resume = rn.m.heap.deferGC(tls, 4*len(text))
 	}
-	v, ok, stopped := buildJSON(rn.m.vm, text, rn.stopping)
+	v, ok, stopped := buildJSON(rn.m.vm, text, rn.stopping, bigints)
 	if resume != nil {
 		resume()
 	}

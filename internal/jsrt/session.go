@@ -24,7 +24,10 @@ func ModuleResultBytes(memoryMB int) int { return duckResultBytes(memoryMB) }
 // limits and outcomes of a JavaScript run's calls (modules.go): one call
 // at a time in call order, on a goroutine of the session, with the run's
 // memory shares and result caps, interrupted at the run's wall deadline;
-// at most MaxModuleCalls in flight; one open database at a time.
+// at most MaxModuleCalls in flight; one open database at a time. One
+// difference: query results write DECIMALs exactly (duckdb's
+// Config.ExactDecimals, 1250e-2 for 12.50), which Python reads as
+// decimal.Decimal.
 //
 //	s := rt.OpenModules(ctx, lim, []string{"duckdb"}, deadline)
 //	defer s.Close()                                    // closes the database
@@ -56,7 +59,7 @@ type ModuleSession struct {
 // call does.
 func (r *Runtime) OpenModules(ctx context.Context, lim ipc.Limits, modules []string, deadline time.Time) *ModuleSession {
 	return &ModuleSession{
-		rn: &run{rt: r, ctx: ctx, wall: deadline, pending: map[int64]ipc.Kind{},
+		rn: &run{rt: r, ctx: ctx, wall: deadline, pending: map[int64]ipc.Kind{}, exactDecimals: true,
 			job: Job{Limits: lim, Modules: slices.Clone(modules)}},
 		ids:  map[int64]int64{},
 		out:  make(chan ipc.ModuleReply, 2*maxModuleCalls),

@@ -13,6 +13,15 @@ import (
 // kindModule marks a module call in run.pending; it never leaves pyrt.
 const kindModule ipc.Kind = "module"
 
+// kindQuery marks a db.query call: its reply line starts with
+// queryReply, for the prelude's decoder of DuckDB results.
+const kindQuery ipc.Kind = "module.query"
+
+// queryReply opens the reply line of a db.query: the prelude reads its
+// numbers as DuckDB wrote them (an exponent without a fraction is a
+// DECIMAL: decimal.Decimal).
+const queryReply = `{"rows":1,`
+
 // moduleFrame opens every module call the run's process sends: the host
 // finds module calls by it before decoding them.
 var moduleFrame = []byte(`{"k":"module",`)
@@ -58,6 +67,9 @@ func (rn *run) moduleCall(f *frame) {
 	}
 	rn.nextID++
 	rn.pending[f.ID] = kindModule
+	if f.Op == ipc.OpDuckDBQuery {
+		rn.pending[f.ID] = kindQuery
+	}
 	rn.modPending++
 	c := ipc.ModuleCall{ID: f.ID, Op: f.Op, Handle: max(f.Handle, 0), Table: f.Table, SQL: f.SQL,
 		Rows: f.Rows, Params: f.Params, Model: f.Model, Options: f.Options}
@@ -110,7 +122,8 @@ func (rn *run) checkCall(c *ipc.ModuleCall, rowsText *string) string {
 // deliverModule passes a module call's outcome to the step, or ends the run
 // when the outcome says so.
 func (rn *run) deliverModule(rep ipc.ModuleReply) {
-	if kind, ok := rn.pending[rep.ID]; !ok || kind != kindModule {
+	kind, ok := rn.pending[rep.ID]
+	if !ok || kind != kindModule && kind != kindQuery {
 		return
 	}
 	delete(rn.pending, rep.ID)
@@ -135,7 +148,12 @@ func (rn *run) deliverModule(rep ipc.ModuleReply) {
 			value = compact.Bytes()
 		}
 		line = make([]byte, 0, len(value)+48)
-		line = fmt.Appendf(line, `{"id":%d,"ok":true,"value":`, rep.ID)
+		if kind == kindQuery {
+			line = append(line, queryReply...)
+		} else {
+			line = append(line, '{')
+		}
+		line = fmt.Appendf(line, `"id":%d,"ok":true,"value":`, rep.ID)
 		line = append(append(line, value...), "}\n"...)
 	}
 	rn.modQueued.Add(1)

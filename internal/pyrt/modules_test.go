@@ -43,11 +43,26 @@ func TestDuckDB(t *testing.T) {
 			{"aggregate", `db = await duckdb.open()
 await db.load("sales", [{"region": "EU", "amount": 12.5}, {"region": "US", "amount": 7}, {"region": "EU", "amount": 3}])
 return await db.query("SELECT region, sum(amount) AS total, count(*) AS n FROM sales GROUP BY region ORDER BY region")`,
-				`[{"region":"EU","total":15.5,"n":2},{"region":"US","total":7,"n":1}]`},
+				`[{"region":"EU","total":15.5,"n":2},{"region":"US","total":7.0,"n":1}]`},
+			// Integers are exact ints on both sides of 2^53, DECIMALs
+			// decimal.Decimal (which, like a BigInt in JavaScript, a step
+			// must convert to return), DOUBLEs floats.
 			{"types and big integers", `import datetime, decimal
 db = await duckdb.open()
-return await db.query("SELECT 9007199254740993::BIGINT AS big, 12.5::DECIMAL(10,2) AS dec, DATE '2024-03-01' AS d, NULL AS n, [1, 2] AS l, {'a': 1} AS s, ?::HUGEINT AS p, ?::DATE AS pd, ?::DECIMAL(5,2) AS pdec", 10 ** 20, datetime.date(2024, 3, 1), decimal.Decimal("1.25"))`,
-				`[{"big":"9007199254740993","dec":"12.50","d":"2024-03-01","n":null,"l":[1,2],"s":{"a":1},"p":"100000000000000000000","pd":"2024-03-01","pdec":"1.25"}]`},
+[r] = await db.query("SELECT 9007199254740991::BIGINT AS safe, 9007199254740993::BIGINT AS big, 12.5::DECIMAL(10,2) AS dec, 12345678901234567890.5::DECIMAL(38,1) AS wide, 3::DOUBLE AS f, DATE '2024-03-01' AS d, NULL AS n, [1, 2] AS l, {'a': 1} AS s, ?::HUGEINT AS p, ?::DATE AS pd, ?::DECIMAL(5,2) AS pdec", 10 ** 20, datetime.date(2024, 3, 1), decimal.Decimal("1.25"))
+for k in ("dec", "wide", "pdec"):
+    assert type(r[k]) is decimal.Decimal, (k, r[k])
+    r[k] = str(r[k])
+r["types"] = [type(r[k]).__name__ for k in ("safe", "big", "f", "p")]
+r["sums"] = [r["safe"] + 1, r["big"] + 1]
+return r`,
+				`{"safe":9007199254740991,"big":9007199254740993,"dec":"12.50","wide":"12345678901234567890.5","f":3.0,"d":"2024-03-01","n":null,"l":[1,2],"s":{"a":1},"p":100000000000000000000,"pd":"2024-03-01","pdec":"1.25","types":["int","int","float","int"],"sums":[9007199254740992,9007199254740994]}`},
+			{"a Decimal must be converted to be returned", `db = await duckdb.open()
+return await db.query("SELECT 1.5::DECIMAL(3,1) AS d")`, ""},
+			{"loaded lists", `db = await duckdb.open()
+await db.load("t", [{"tags": ["a", "b"], "day": "2024-03-01"}, {"tags": [], "day": None}])
+return await db.query("SELECT tags[1] AS first, len(tags) AS n, typeof(day) AS t FROM t")`,
+				`[{"first":"a","n":2,"t":"DATE"},{"first":null,"n":0,"t":"DATE"}]`},
 			{"JSON text and exec", `db = await duckdb.open()
 await db.load("t", '[{"a": 1},\n {"a": 2}]')
 await db.exec("CREATE TABLE u AS SELECT a * 10 AS b FROM t; DELETE FROM u WHERE b > 10")
@@ -74,7 +89,14 @@ return "done"`, `"done"`},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
-				expectResult(t, runModules(t, duck, tc.code, moduleLimits), tc.want)
+				ev := runModules(t, duck, tc.code, moduleLimits)
+				if tc.want == "" {
+					if f := expectError(t, ev, ipc.CodeRuntime, ""); !strings.Contains(f.Message, "Decimal is not JSON serializable") {
+						t.Errorf("message %q", f.Message)
+					}
+					return
+				}
+				expectResult(t, ev, tc.want)
 			})
 		}
 	}

@@ -49,6 +49,35 @@ def _dumps(value):
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
+def _guest_json(value):
+    """A step's value (result, status payload, request params) as JSON:
+    what json.dumps writes, and, as JavaScript writes a BigInt, a finite
+    decimal.Decimal as the JSON number of its exact digits; a date or time
+    is its ISO text, as JSON.stringify writes a Date. Only a value json
+    refuses pays for the second pass."""
+    try:
+        return _dumps(value)
+    except TypeError:
+        pass
+    import datetime
+    import decimal
+    import re
+    mark = "\x00" + os.urandom(12).hex() + ":"
+
+    def default(o):
+        if isinstance(o, decimal.Decimal):
+            if not o.is_finite():
+                raise ValueError("Out of range decimal values are not JSON compliant: %s" % o)
+            return mark + str(o)
+        if isinstance(o, (datetime.date, datetime.time)):
+            return o.isoformat()
+        raise TypeError("Object of type %s is not JSON serializable" % type(o).__name__)
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=default)
+    # The mark is 96 random bits made for this call: no string of the
+    # step's can hold it.
+    return re.sub(re.escape(json.dumps(mark)[:-1]) + '([-+.0-9Ee]+)"', lambda m: m.group(1), text)
+
+
 def _utf8(text):
     # A lone surrogate becomes the JSON escape \udXXX: still valid JSON.
     return text.encode("utf-8", "backslashreplace")
@@ -544,7 +573,7 @@ class Run:
         *lines, rest = data.split(b"\n")
         self.inbuf = [rest]
         for line in lines:
-            self.deliver(json.loads(line))
+            self.deliver(_ROWS_DECODER.decode(line.decode()) if line.startswith(b'{"rows":1,') else json.loads(line))
 
     def deliver(self, rep):
         entry = self.pending.pop(rep.get("id"), None)
@@ -595,7 +624,7 @@ class Run:
                 stream.flush()
 
     def report_status(self, payload):
-        data = _utf8(_dumps(payload))
+        data = _utf8(_guest_json(payload))
         self.flush_console()
         if self.status_events >= self.limits["maxStatusEvents"]:
             self.limit("maxStatusEvents")
@@ -640,7 +669,7 @@ class Run:
     def request(self, method, params=None):
         if not isinstance(method, str) or not 1 <= len(method.encode("utf-8", "replace")) <= 256:
             raise ValueError("data_proxy.request: method must be a string of 1 to 256 bytes")
-        data = _utf8(_dumps(params))
+        data = _utf8(_guest_json(params))
         self.flush_console()
         if self.data_requests >= self.limits["maxDataRequests"]:
             self.limit("maxDataRequests")
@@ -790,7 +819,7 @@ class Run:
     def finish(self, value, code):
         self.flush_console()
         try:
-            data = _utf8(_dumps(value))
+            data = _utf8(_guest_json(value))
         except MemoryError:
             self.oom()
         except RecursionError:
@@ -986,6 +1015,19 @@ def _module_json(value, what):
 
 
 _INT64 = 1 << 63
+
+
+def _duckdb_number(text):
+    """A number of a DuckDB result with a fraction or an exponent: a DOUBLE
+    is written with a fraction (1.0, 1.5e+300), a DECIMAL as its unscaled
+    integer and scale (1250e-2 is Decimal('12.50'))."""
+    if "." in text:
+        return float(text)
+    import decimal
+    return decimal.Decimal(text)
+
+
+_ROWS_DECODER = json.JSONDecoder(parse_float=_duckdb_number)
 
 
 def _big_ints(v):

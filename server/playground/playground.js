@@ -46,6 +46,8 @@
     ].join("\n"),
   };
 
+  // STATS are the rows of the stats table: the field of Stats, its label,
+  // its unit.
   const STATS = [
     ["wallMs", "wall time", "ms"],
     ["cpuMs", "CPU time", "ms"],
@@ -61,6 +63,19 @@
     ["consoleDropped", "console dropped", ""],
   ];
 
+  // STATS_BY_LANGUAGE says, per language, which stats its runs do not
+  // measure, and what a field holds when it is something else than the
+  // label says (README, "Limits": Stats). Python's heapMb is the run
+  // process's peak resident set above the zygote's, not a heap: the heap
+  // row says "not measured" and the figure gets a row of its own.
+  const STATS_BY_LANGUAGE = {
+    python: {
+      notMeasured: { heapMb: "Python's heap is not measured: see the peak RSS growth" },
+      extra: { after: "heapMb", row: ["heapMb", "peak RSS growth", "MB", "rssMb",
+        "the run process's peak resident set above the zygote's (wait4's maxrss)"] },
+    },
+  };
+
   const $ = (id) => document.getElementById(id);
   const form = $("run-form");
   const code = $("code");
@@ -71,6 +86,9 @@
   const wallEl = $("wallMs");
   const memEl = $("memoryMb");
   const apiKey = $("apiKey");
+  const modulesEl = $("modules");
+  const egressSel = $("egress");
+  const hostsEl = $("egressHosts");
   const runBtn = $("run");
   const stopBtn = $("stop");
 
@@ -92,6 +110,8 @@
     }
     return el;
   }
+
+  // ---------- the wire's JSON values ----------
 
   // ---------- JSON helpers (lossless: numbers are never reparsed) ----------
 
@@ -285,10 +305,16 @@
   function updateGutter() {
     const n = code.value.split("\n").length;
     if (gutter.dataset.n !== String(n)) {
-      gutter.textContent = Array.from({ length: n }, (_, i) => i + 1).join("\n");
+      const nums = [];
+      for (let i = 1; i <= n; i++) {
+        if (i > 1) nums.push("\n");
+        nums.push(errorLines.includes(i) ? h("span", { className: "error-line", title: "the error is on this line" }, String(i)) : String(i));
+      }
+      gutter.replaceChildren(...nums);
       gutter.dataset.n = String(n);
     }
     gutter.scrollTop = code.scrollTop;
+    if (errorLines.length) placeErrorMarks();
   }
 
   function updateCaret() {
@@ -312,13 +338,73 @@
     updateCaret();
   }
 
+  // ---------- the error's lines in the editor ----------
+
+  let errorLines = []; // 1-based lines marked by the last run's error
+
+  const lineHeight = () => parseFloat(getComputedStyle(code).lineHeight) || 19;
+
+  // markErrorLines marks the lines where the error e arose (its position
+  // and its TypeScript diagnostics) in the gutter and with a band over the
+  // editor, and scrolls the first into view. It keeps the focus where it
+  // is: goTo (the links in the error) moves it.
+  function markErrorLines(e) {
+    const lines = [];
+    const add = (p) => {
+      const n = p && Number(p.line);
+      if (Number.isInteger(n) && n >= 1 && !lines.includes(n)) lines.push(n);
+    };
+    add(e.position);
+    for (const d of e.diagnostics || []) add(d);
+    errorLines = lines.sort((a, b) => a - b);
+    $("editor").dataset.errorLines = errorLines.join(",");
+    gutter.dataset.n = ""; // redraw
+    updateGutter();
+    if (errorLines.length) {
+      const lh = lineHeight();
+      const top = (errorLines[0] - 1) * lh;
+      if (top < code.scrollTop || top + lh > code.scrollTop + code.clientHeight) {
+        code.scrollTop = Math.max(0, top - code.clientHeight / 3);
+      }
+    }
+    placeErrorMarks();
+  }
+
+  function clearErrorLines() {
+    if (!errorLines.length) return;
+    errorLines = [];
+    delete $("editor").dataset.errorLines;
+    gutter.dataset.n = "";
+    updateGutter();
+    placeErrorMarks();
+  }
+
+  // placeErrorMarks puts one band over each marked line, where the editor
+  // shows it now (it follows the scroll).
+  function placeErrorMarks() {
+    const box = $("error-marks");
+    const lines = code.value.split("\n").length;
+    const lh = lineHeight();
+    const top0 = code.offsetTop + (parseFloat(getComputedStyle(code).paddingTop) || 0) - code.scrollTop;
+    box.replaceChildren(...errorLines.filter((n) => n <= lines).map((n) => {
+      const band = h("div", { dataset: { line: String(n) } });
+      band.style.top = `${top0 + (n - 1) * lh}px`; // CSSOM: allowed by the CSP
+      band.style.height = `${lh}px`;
+      band.style.left = `${code.offsetLeft}px`;
+      return band;
+    }));
+  }
+
   function codeChanged() {
     updateGutter();
     updateCaret();
     saveDraft();
   }
   code.addEventListener("input", codeChanged);
-  code.addEventListener("scroll", () => { gutter.scrollTop = code.scrollTop; });
+  code.addEventListener("scroll", () => {
+    gutter.scrollTop = code.scrollTop;
+    if (errorLines.length) placeErrorMarks();
+  });
   for (const ev of ["keyup", "click", "select", "focus"]) code.addEventListener(ev, updateCaret);
 
   // Ctrl+Enter runs from any field.
@@ -332,12 +418,14 @@
   // ---------- drafts, language, the API key ----------
 
   let draftTimer = 0;
+  let wantedModules = []; // the draft's modules, checked once the boxes exist
   function saveDraft() {
     clearTimeout(draftTimer);
     draftTimer = setTimeout(() => {
       const d = {
         language: language.value, code: code.value, input: inputEl.value,
         data: dataEl.value, wallMs: wallEl.value, memoryMb: memEl.value,
+        modules: checkedModules(), egress: egressSel.value, egressHosts: hostsEl.value,
       };
       try { sessionStorage.setItem(DRAFT_STORAGE, JSON.stringify(d)); } catch { /* storage off: no drafts */ }
     }, 300);
@@ -353,6 +441,10 @@
       dataEl.value = d.data || "";
       wallEl.value = d.wallMs || "";
       memEl.value = d.memoryMb || "";
+      // The modules' boxes come with the server's config: init checks them.
+      wantedModules = Array.isArray(d.modules) ? d.modules : [];
+      if ([...egressSel.options].some((o) => o.value === d.egress)) egressSel.value = d.egress;
+      hostsEl.value = d.egressHosts || "";
     } else {
       code.value = EXAMPLES.javascript;
       inputEl.value = EXAMPLE_INPUT;
@@ -364,17 +456,27 @@
   // Switching language swaps the example in, unless the code was edited.
   language.addEventListener("change", () => {
     const prev = language.dataset.previous;
-    if (code.value.trim() === "" || code.value === EXAMPLES[prev]) code.value = EXAMPLES[language.value];
+    if (code.value.trim() === "" || code.value === EXAMPLES[prev]) {
+      code.value = EXAMPLES[language.value];
+      clearErrorLines();
+    }
     language.dataset.previous = language.value;
     codeChanged();
   });
   $("reset").addEventListener("click", () => {
     code.value = EXAMPLES[language.value];
+    clearErrorLines();
     if (inputEl.value.trim() === "") inputEl.value = EXAMPLE_INPUT;
     if (dataEl.value.trim() === "") dataEl.value = EXAMPLE_DATA;
     codeChanged();
   });
-  for (const el of [inputEl, dataEl, wallEl, memEl]) el.addEventListener("input", saveDraft);
+  for (const el of [inputEl, dataEl, wallEl, memEl, hostsEl]) el.addEventListener("input", saveDraft);
+  modulesEl.addEventListener("change", saveDraft);
+  egressSel.addEventListener("change", () => {
+    hostsEl.hidden = egressSel.value !== "hosts";
+    showProblem("egress-problem", hostsEl, "");
+    saveDraft();
+  });
 
   try { apiKey.value = sessionStorage.getItem(KEY_STORAGE) || ""; } catch { /* storage off */ }
   apiKey.addEventListener("input", () => {
@@ -384,6 +486,79 @@
       else sessionStorage.removeItem(KEY_STORAGE);
     } catch { /* storage off: the key lives in the field only */ }
   });
+
+  // ---------- modules and the egress preset ----------
+
+  const checkedModules = () => [...modulesEl.querySelectorAll("input:checked")].map((b) => b.value);
+
+  // showModules offers the modules the server lists, checking those of
+  // the draft.
+  function showModules(names) {
+    if (!names.length) return; // "none offered" stays
+    modulesEl.replaceChildren(...names.map((m) => h("label", {},
+      h("input", { type: "checkbox", value: m, checked: wantedModules.includes(m) }), " " + m)));
+  }
+
+  // hostsPolicy turns the hosts the user typed ("api.example.com",
+  // "*.example.org", "127.0.0.1:8080", "[::1]:8080", "http://host:port/")
+  // into an egress policy that narrows the server's to them: the server's
+  // schemes, the ports typed (with 80 and 443 for a host typed without
+  // one), and for an IP literal the server's exemption from the SSRF rules
+  // for that address, if it has one (a request only keeps the server's
+  // holes). It returns {policy} or {problem}.
+  function hostsPolicy(text) {
+    const entries = text.split(/[\s,]+/).filter(Boolean);
+    if (!entries.length) return { problem: 'List the hosts the step may fetch from, or pick "no network".' };
+    const hosts = [];
+    const ports = [];
+    const unsafe = [];
+    let defaultPorts = false;
+    for (const entry of entries) {
+      const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(entry);
+      if (scheme && !/^https?$/i.test(scheme[1])) return { problem: `"${entry}": fetch speaks http and https only.` };
+      // A URL counts for its host and port: the scheme, path and query go.
+      const hostPort = entry.slice(scheme ? scheme[0].length : 0).replace(/[/?#].*$/, "");
+      const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d*))?$/i.exec(hostPort);
+      if (!m) return { problem: `"${entry}" is not a host, host:port or URL (write an IPv6 address in brackets: [::1]:8080).` };
+      let host = m[1];
+      const port = m[2] === undefined ? "" : m[2];
+      if (m[2] === "") return { problem: `"${entry}": the port is missing after ":".` };
+      if (port !== "") {
+        const n = Number(port);
+        if (!Number.isInteger(n) || n < 1 || n > 65535) return { problem: `"${entry}": ${port} is not a port (1 to 65535).` };
+        if (!ports.includes(n)) ports.push(n);
+      } else {
+        defaultPorts = true;
+      }
+      host = host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+      if (!/^(\*|(\*\.)?[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?|[0-9a-f:.]*:[0-9a-f:.]*)$/.test(host)) {
+        return { problem: `"${entry}": "${host}" is not a host name, a *.domain pattern or an IP address.` };
+      }
+      if (!hosts.includes(host)) hosts.push(host);
+      if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) unsafe.push(host + "/32");
+      else if (host.includes(":")) unsafe.push(host + "/128");
+    }
+    const policy = { schemes: ["http", "https"], hosts };
+    if (ports.length) {
+      if (defaultPorts) for (const n of [80, 443]) if (!ports.includes(n)) ports.push(n);
+      policy.ports = ports;
+    }
+    if (unsafe.length) policy.unsafeAllowAddresses = [...new Set(unsafe)];
+    return { policy };
+  }
+
+  // egressFor is the request's egress field for the preset: "none" denies
+  // every fetch (an empty host list narrows the server's to nothing),
+  // "hosts" narrows to the hosts typed, "server" leaves the server's policy
+  // as it is. Without fetch on the server, nothing is sent.
+  function egressFor() {
+    if (egressSel.disabled) return {};
+    switch (egressSel.value) {
+      case "hosts": return hostsPolicy(hostsEl.value);
+      case "server": return {};
+      default: return { policy: { hosts: [] } };
+    }
+  }
 
   // ---------- validation ----------
 
@@ -408,7 +583,7 @@
     if (inText !== "") {
       try {
         JSON.parse(inText);
-        req.input = inText; // as written: lossless
+        req.inputJson = inText; // as written: lossless (see jsonOf)
       } catch (err) {
         inMsg = "Input is not valid JSON: " + jsonProblem(inText, err);
       }
@@ -429,8 +604,8 @@
         dataMsg = 'Data fixtures must be a JSON object mapping a method to its answer, e.g. {"user": {"name": "Ada"}}.';
       }
       if (!dataMsg) {
-        req.data = {};
-        for (const [k, v] of objectMembers(dataText)) req.data[k] = v;
+        req.dataJson = {};
+        for (const [k, v] of objectMembers(dataText)) req.dataJson[k] = v;
       }
     }
     showProblem("data-problem", dataEl, dataMsg);
@@ -455,6 +630,13 @@
     showProblem("limits-problem", null, limitMsgs.join("\n"));
     if (limitMsgs.length) ok = false;
     if (Object.keys(limits).length) req.limits = limits;
+
+    const modules = checkedModules();
+    if (modules.length) req.modules = modules;
+    const eg = egressFor();
+    showProblem("egress-problem", hostsEl, eg.problem || "");
+    if (eg.problem) ok = false;
+    else if (eg.policy) req.egress = eg.policy;
 
     if (!ok) {
       const first = form.querySelector(".invalid");
@@ -484,7 +666,7 @@
 
   function renderEvents(events, req) {
     const list = $("events");
-    const fixtures = req.data || {};
+    const fixtures = req.dataJson || {};
     events.forEach((ev, i) => {
       let kind = "?";
       let cls = "";
@@ -492,7 +674,7 @@
       if (ev.status !== undefined) {
         kind = "status";
         cls = "status";
-        body = jsonBlock(ev.status);
+        body = jsonBlock(jsonOf(ev.status, ev.statusJson));
       } else if (ev.console) {
         const level = ev.console.level || "log";
         kind = "console." + level;
@@ -504,12 +686,12 @@
         cls = "data";
         const answered = Object.prototype.hasOwnProperty.call(fixtures, dr.method);
         body = h("span", {},
-          `request(${JSON.stringify(dr.method)}, ${compactJSON(dr.params || "null")})`,
+          `request(${JSON.stringify(dr.method)}, ${compactJSON(jsonOf(dr.params, dr.paramsJson))})`,
           h("span", { className: "note" }, answered ? "  → answered from the fixtures" : "  → refused: no fixture for this method"));
       } else if (ev.fetch !== undefined) {
         kind = "fetch";
         cls = "fetch";
-        body = fetchBody(ev.fetch);
+        body = fetchBody(jsonOf(ev.fetch));
       } else {
         body = JSON.stringify(ev);
       }
@@ -520,6 +702,15 @@
     });
     $("events-count").textContent = `(${events.length})`;
     $("events-box").hidden = false;
+  }
+
+  // jsonOf is the JSON text of a value of the answer: its exact twin
+  // (valueJson, statusJson, paramsJson) when the server sent one, because
+  // a number in it does not survive a double, else the value itself, whose
+  // numbers JSON.parse read exactly.
+  function jsonOf(value, twin) {
+    if (typeof twin === "string" && twin !== "") return twin;
+    return JSON.stringify(value === undefined ? null : value);
   }
 
   // jsonBlock shows JSON text on one line when short, pretty otherwise.
@@ -566,15 +757,28 @@
     }
     if (e.stack) row("stack", h("pre", {}, e.stack));
     $("error-box").hidden = false;
+    markErrorLines(e);
   }
 
-  function renderStats(stats, roundTrip) {
+  function renderStats(stats, roundTrip, lang) {
     const tb = $("stats").tBodies[0];
     const s = stats || {};
-    for (const [key, label, unit] of STATS) {
+    const per = STATS_BY_LANGUAGE[lang] || {};
+    const notMeasured = per.notMeasured || {};
+    const row = (key, label, unit, id, title) => {
+      if (notMeasured[key] !== undefined && id === key) {
+        tb.append(h("tr", { className: "not-measured", title: notMeasured[key], dataset: { stat: id } },
+          h("th", {}, label), h("td", {}, "not measured"), h("td", { className: "unit" }, "")));
+        return;
+      }
       const v = Number(s[key] || 0); // protojson leaves zeros out
       const text = unit === "ms" ? ms(v) : unit === "MB" ? v.toFixed(2) : String(v);
-      tb.append(h("tr", { dataset: { stat: key } }, h("th", {}, label), h("td", {}, text), h("td", { className: "unit" }, unit)));
+      tb.append(h("tr", { title: title || "", dataset: { stat: id } },
+        h("th", {}, label), h("td", {}, text), h("td", { className: "unit" }, unit)));
+    };
+    for (const [key, label, unit] of STATS) {
+      row(key, label, unit, key);
+      if (per.extra && per.extra.after === key) row(...per.extra.row);
     }
     tb.append(h("tr", { dataset: { stat: "roundTripMs" } },
       h("th", {}, "round trip (browser)"), h("td", {}, ms(roundTrip)), h("td", { className: "unit" }, "ms")));
@@ -586,15 +790,15 @@
     renderEvents(body.events || [], req);
     if (body.result) {
       const r = body.result;
-      $("result").textContent = prettyJSON(r.value === undefined || r.value === "" ? "null" : r.value);
+      $("result").textContent = prettyJSON(jsonOf(r.value, r.valueJson));
       $("result-box").hidden = false;
-      renderStats(r.stats, roundTrip);
+      renderStats(r.stats, roundTrip, req.language);
       setOutcome("ok", "✓ ok ", h("span", { className: "muted" },
         `· ${ms(Number((r.stats && r.stats.wallMs) || 0))} ms · ${runId}`));
     } else if (body.error) {
       const e = body.error;
       renderError(e);
-      renderStats(e.stats, roundTrip);
+      renderStats(e.stats, roundTrip, req.language);
       setOutcome("failed", `✗ ${e.code || "ERROR"}${e.limit ? " (" + e.limit + ")" : ""} `,
         h("span", { className: "muted" }, `· ${e.message || ""} · ${runId}`));
     } else {
@@ -612,15 +816,12 @@
   };
 
   // renderRefusal shows a request the server did not run: an HTTP error
-  // with Connect's JSON body, whose stepbox.v1.Error detail holds the
-  // contract's code and, for TypeScript, every diagnostic.
+  // with Connect's JSON body, whose "error" member is the contract's Error
+  // as plain JSON.
   function renderRefusal(status, body, text) {
     const rpcCode = (body && body.code) || "";
     const message = (body && body.message) || text.slice(0, 500) || "(no message)";
-    let detail = null;
-    for (const d of (body && body.details) || []) {
-      if (d.type === "stepbox.v1.Error" && d.debug) detail = d.debug;
-    }
+    const detail = (body && body.error) || null;
     setOutcome("refused", `✗ HTTP ${status}${rpcCode ? " " + rpcCode : ""} `,
       h("span", { className: "muted" }, "· " + message));
     renderError(detail || { code: rpcCode || `HTTP ${status}`, message });
@@ -636,6 +837,7 @@
 
   async function run() {
     clearOutput();
+    clearErrorLines();
     const req = validate();
     if (!req) {
       setOutcome("invalid", "Fix the problems marked in the form: nothing was sent.");
@@ -692,6 +894,12 @@
       const resp = await fetch(CONFIG_PATH, { cache: "no-store", credentials: "omit" });
       const cfg = await resp.json();
       if (cfg.auth === "keys") $("auth").hidden = false;
+      showModules(Array.isArray(cfg.modules) ? cfg.modules : []);
+      if (!cfg.fetch) {
+        egressSel.disabled = true;
+        hostsEl.hidden = true;
+        $("egress-note").textContent = "fetch is off on this server";
+      }
       $("server-info").textContent = [
         cfg.version ? "server " + cfg.version : "",
         cfg.auth === "keys" ? "API key required" : "no authentication",
@@ -699,6 +907,7 @@
     } catch {
       $("auth").hidden = false; // cannot tell: offer the field
     }
+    hostsEl.hidden = egressSel.disabled || egressSel.value !== "hosts";
     document.body.dataset.ready = "1";
   }
   init();

@@ -47,6 +47,12 @@ type Config struct {
 	// MaxLoadColumns caps the columns one Load creates (KindInvalid). Zero
 	// means DefaultMaxLoadColumns.
 	MaxLoadColumns int
+	// ExactDecimals makes Query write a DECIMAL as its unscaled integer
+	// and scale (12.50 as 1250e-2), which a reader that keeps decimals
+	// exact (Python's decimal.Decimal) reads as written. Without it, a
+	// DECIMAL is the double that reads back as the same decimal (12.5),
+	// and a value no double gives back fails the query.
+	ExactDecimals bool
 }
 
 func (c Config) withDefaults() (Config, error) {

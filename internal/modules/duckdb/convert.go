@@ -179,9 +179,17 @@ func (p *typeParser) typ() *sqlType {
 	return t
 }
 
-// encoder appends JSON for the values of a result.
+// encoder appends JSON for the values of a result. Integers are written
+// exactly, without fraction or exponent, whatever their size; doubles
+// always with a fraction or an exponent (1.0, 1e+21), so that a reader can
+// tell the two apart: the JavaScript runtime makes BigInts of the
+// integers beyond ±(2^53-1), Python ints of all of them.
 type encoder struct {
 	buf []byte
+	// exactDecimals: DECIMAL values as their unscaled integer and scale,
+	// 1250e-2 for 12.50 (Config.ExactDecimals); otherwise as the double
+	// that reads back as the same decimal, or an error if there is none.
+	exactDecimals bool
 }
 
 // value appends v, a value of type t as the driver returns it.
@@ -212,29 +220,21 @@ func (e *encoder) value(v any, t *sqlType) error {
 	case uint32:
 		e.buf = strconv.AppendUint(e.buf, uint64(v), 10)
 	case uint64:
-		if v <= maxSafeInt {
-			e.buf = strconv.AppendUint(e.buf, v, 10)
-		} else {
-			e.buf = append(e.buf, '"')
-			e.buf = strconv.AppendUint(e.buf, v, 10)
-			e.buf = append(e.buf, '"')
-		}
+		e.buf = strconv.AppendUint(e.buf, v, 10)
 	case float32:
 		e.float(float64(v), 32)
 	case float64:
+		if (t == nil || name == "JSON") && v == math.Trunc(v) && math.Abs(v) <= maxSafeInt {
+			// A number inside a JSON value, which the driver decodes as a
+			// double: an integer as JSON.parse would give it.
+			e.buf = strconv.AppendInt(e.buf, int64(v), 10)
+			return nil
+		}
 		e.float(v, 64)
 	case *big.Int: // HUGEINT, UHUGEINT, BIGNUM
-		if v.IsInt64() {
-			e.int(v.Int64())
-		} else {
-			e.buf = append(e.buf, '"')
-			e.buf = v.Append(e.buf, 10)
-			e.buf = append(e.buf, '"')
-		}
+		e.buf = v.Append(e.buf, 10)
 	case duck.Decimal:
-		e.buf = append(e.buf, '"')
-		e.buf = appendDecimal(e.buf, v)
-		e.buf = append(e.buf, '"')
+		return e.decimal(v)
 	case string: // VARCHAR, ENUM, BIT
 		e.string(v)
 	case []byte:
@@ -299,15 +299,37 @@ func (e *encoder) value(v any, t *sqlType) error {
 	return nil
 }
 
-// int appends an integer: a number within ±(2^53-1), a string beyond.
+// int appends an integer, exactly.
 func (e *encoder) int(v int64) {
-	if v >= -maxSafeInt && v <= maxSafeInt {
-		e.buf = strconv.AppendInt(e.buf, v, 10)
-		return
-	}
-	e.buf = append(e.buf, '"')
 	e.buf = strconv.AppendInt(e.buf, v, 10)
-	e.buf = append(e.buf, '"')
+}
+
+// decimal appends a DECIMAL: its unscaled value and scale (1250e-2) if
+// e.exactDecimals, else the double whose shortest text is the same
+// decimal (12.5), or fails if there is no such double: a JavaScript
+// number would silently be another value.
+func (e *encoder) decimal(d duck.Decimal) error {
+	if d.Value == nil {
+		d.Value = new(big.Int)
+	}
+	if e.exactDecimals {
+		e.buf = d.Value.Append(e.buf, 10)
+		e.buf = append(e.buf, 'e', '-')
+		e.buf = strconv.AppendUint(e.buf, uint64(d.Scale), 10)
+		return nil
+	}
+	text := appendDecimal(nil, d)
+	f, err := strconv.ParseFloat(string(text), 64)
+	exact, _ := new(big.Rat).SetString(string(text))
+	if err == nil {
+		back, _ := new(big.Rat).SetString(strconv.FormatFloat(f, 'g', -1, 64))
+		if back != nil && exact != nil && back.Cmp(exact) == 0 {
+			e.float(f, 64)
+			return nil
+		}
+	}
+	return fmt.Errorf("the DECIMAL %s has more digits than a JavaScript number holds (about 15); "+
+		"cast it to VARCHAR for its exact text, or to DOUBLE for the nearest number", text)
 }
 
 // float appends a number as encoding/json writes it; NaN and the
@@ -332,7 +354,15 @@ func (e *encoder) float(f float64, bits int) {
 	}
 	start := len(e.buf)
 	e.buf = strconv.AppendFloat(e.buf, f, format, -1, bits)
+	if format == 'f' && !slices.Contains(e.buf[start:], '.') {
+		e.buf = append(e.buf, '.', '0') // a double, not an integer: 1.0
+	}
 	if format == 'e' {
+		if i := slices.Index(e.buf[start:], 'e'); i >= 0 && !slices.Contains(e.buf[start:start+i], '.') {
+			// 1e+21 → 1.0e+21: an exponent without a fraction is a DECIMAL
+			// (see encoder.decimal).
+			e.buf = slices.Insert(e.buf, start+i, '.', '0')
+		}
 		// clean up e-09 to e-9, as encoding/json does
 		n := len(e.buf) - start
 		if n >= 4 && e.buf[len(e.buf)-4] == 'e' && e.buf[len(e.buf)-3] == '-' && e.buf[len(e.buf)-2] == '0' {
@@ -397,7 +427,7 @@ func (e *encoder) mapValue(m duck.OrderedMap, t *sqlType) error {
 		if s, ok := k.(string); ok {
 			e.string(s)
 		} else {
-			var ke encoder
+			ke := encoder{exactDecimals: e.exactDecimals}
 			if err := ke.value(k, kt); err != nil {
 				return err
 			}

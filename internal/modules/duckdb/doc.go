@@ -97,18 +97,27 @@
 // # Load: column types
 //
 // Columns are the union of the objects' keys, in order of first
-// appearance; a missing key is NULL. Types are inferred from all non-null
-// values of a column:
+// appearance; a missing key is NULL. Types are what DuckDB's JSON reader
+// (read_json, auto-detection) infers for the same rows, over all rows
+// (infer.go mirrors it; read_json cannot run here, it reads files):
 //
-//	values                                    type       stored
+//	values                                    type
 //	only true/false                           BOOLEAN
-//	only integers (no fraction, no exponent)  BIGINT     exact; beyond int64 the column is DOUBLE
-//	  within int64
-//	only numbers                              DOUBLE     nearest double
-//	only strings                              VARCHAR    as is; ISO dates stay text (cast: d::DATE)
-//	any object or array                       JSON       each value as JSON text
-//	any other mix of scalars                  VARCHAR    strings as is, numbers and booleans as JSON text
-//	only nulls                                VARCHAR    NULL
+//	integers of one sign within int64         BIGINT
+//	  beyond int64 (to 2^64-1), or both signs HUGEINT
+//	numbers with fraction or exponent         DOUBLE
+//	strings                                   VARCHAR, or TIME / DATE / TIMESTAMP (one ISO 8601
+//	                                            form) / UUID if every string is one
+//	arrays                                    LIST of the elements' type ([] alone: JSON[])
+//	objects                                   STRUCT of the union of their keys; MAP(VARCHAR, T)
+//	                                            if keys appear in < 10% of them on average, or
+//	                                            200+ keys of like values; {} alone MAP(VARCHAR, JSON)
+//	kinds mixed, or only nulls                JSON (each value as its JSON text)
+//
+// Values of the direct types (BOOLEAN, BIGINT, DOUBLE, VARCHAR, JSON) go
+// through the appender; the others as JSON text through DuckDB's
+// json_transform in a query appender. TestLoadOracle compares types and
+// answers with read_json's.
 //
 // LoadRows takes the rows as values (Rows, filled by the caller) and
 // gives the table Load gives for their JSON text: NumberValue is a number
@@ -133,11 +142,13 @@
 //	NULL                              null
 //	BOOLEAN                           true, false
 //	TINYINT … INTEGER, U…             number
-//	BIGINT, UBIGINT, HUGEINT,         number within ±(2^53-1) (Number.MAX_SAFE_INTEGER), else a decimal
-//	  UHUGEINT, BIGNUM (VARINT)         string: "9007199254740993". sum() of integers is HUGEINT, so
-//	                                    sums stay numbers while they are exact
-//	FLOAT, DOUBLE                     number; NaN and ±infinity as "NaN", "Infinity", "-Infinity"
-//	DECIMAL(w,s)                      string with exactly s decimals: "12.50" (lossless; Number(x) to convert)
+//	BIGINT, UBIGINT, HUGEINT,         an integer, written exactly whatever its size: the JavaScript
+//	  UHUGEINT, BIGNUM (VARINT)         runtime makes a BigInt of one beyond ±(2^53-1), Python an int
+//	FLOAT, DOUBLE                     number, always with a fraction or exponent (3.0, 1.0e+21);
+//	                                    NaN and ±infinity as "NaN", "Infinity", "-Infinity"
+//	DECIMAL(w,s)                      the double that reads back as the same decimal (12.50 → 12.5);
+//	                                    none: the query fails (KindInvalid). With ExactDecimals:
+//	                                    unscaled integer and scale, 1250e-2
 //	VARCHAR, ENUM                     string
 //	BIT                               string of 0 and 1
 //	BLOB, GEOMETRY                    string, standard base64

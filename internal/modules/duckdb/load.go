@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,24 +24,17 @@ var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 // Load creates table and fills it with rows, a JSON array of objects. The
 // columns are the union of the objects' keys in order of first appearance;
 // a key missing from an object is NULL in that row. Each column's type is
-// inferred from all its non-null values:
-//
-//	values (nulls ignored)                   column type   stored value
-//	only true/false                          BOOLEAN
-//	only integers fitting int64              BIGINT
-//	only numbers, some not such integers     DOUBLE        nearest double
-//	only strings                             VARCHAR       the string (ISO dates stay text: cast with ::DATE)
-//	any object or array                      JSON          every value as JSON text ('"x"' for a string)
-//	any other mix of the above scalars       VARCHAR       strings as is, numbers and booleans as JSON text
-//	only nulls, or no value at all           VARCHAR       NULL
+// the one DuckDB's read_json infers for the same rows (doc.go has the
+// table): LISTs, STRUCTs, MAPs, ISO dates and timestamps, HUGEINT, JSON
+// where kinds mix.
 //
 // An integer is a JSON number written without fraction or exponent. The
 // table must not exist; its name must be a plain identifier (letters,
 // digits, underscores, not starting with a digit, at most 63 bytes). An
 // empty rows array is an error, since it gives no columns.
 //
-//	err := db.Load(ctx, "sales", json.RawMessage(`[{"region":"EU","amount":12.5},{"region":"US","amount":7}]`))
-//	// CREATE TABLE sales (region VARCHAR, amount DOUBLE)
+//	err := db.Load(ctx, "sales", json.RawMessage(`[{"region":"EU","amount":12.5,"tags":["a"]},{"region":"US","amount":7}]`))
+//	// CREATE TABLE sales (region VARCHAR, amount DOUBLE, tags VARCHAR[])
 //
 // If filling the table fails, the table is dropped. The caller bounds
 // len(rows): it is parsed in the Go heap, outside DuckDB's memory limit.
@@ -74,9 +68,9 @@ func (db *DB) LoadRows(ctx context.Context, table string, rows *Rows) error {
 			c.vals = append(c.vals, Value{})
 		}
 		for _, v := range c.vals {
-			c.seen |= v.seen()
+			c.record(v)
 		}
-		c.typ = typeOf(c.seen)
+		c.typ = typeOfNode(&c.node, "JSON")
 	}
 	return db.load(ctx, table, rows)
 }
@@ -107,7 +101,7 @@ func (db *DB) load(ctx context.Context, table string, src table) error {
 	if _, err := conn.ExecContext(ctx, createTable(table, names, types), nil); err != nil {
 		return wrap(ctx, "load", err)
 	}
-	if err := appendRows(ctx, conn, table, src, len(names)); err != nil {
+	if err := appendRows(ctx, conn, table, types, src); err != nil {
 		// Best effort: without the drop, a failed Load would leave a
 		// half-filled table behind. If even that fails, the first
 		// failure is the one to report.
@@ -122,7 +116,7 @@ func (db *DB) load(ctx context.Context, table string, src table) error {
 type column struct {
 	name string
 	vals []span
-	seen int
+	node node   // what the values were seen to be
 	typ  string // SQL type, set by infer
 }
 
@@ -237,37 +231,11 @@ func parseRows(rows json.RawMessage, maxCols int) (*rowData, error) {
 // infer sets c.typ from the values (see Load).
 func (d *rowData) infer(c *column) {
 	for i := range c.vals {
-		v := d.raw(c, i)
-		if v == nil {
-			continue
-		}
-		switch v[0] {
-		case 'n':
-		case 't', 'f':
-			c.seen |= seenBool
-		case '"':
-			c.seen |= seenString
-		case '{', '[':
-			c.seen |= seenNested
-		default:
-			if isInt(v) {
-				c.seen |= seenInt
-			} else {
-				c.seen |= seenFloat
-			}
+		if v := d.raw(c, i); v != nil {
+			c.node.extract(v)
 		}
 	}
-	c.typ = typeOf(c.seen)
-}
-
-// isInt reports whether the JSON number v is written as an integer that
-// fits in int64.
-func isInt(v []byte) bool {
-	if bytes.ContainsAny(v, ".eE") {
-		return false
-	}
-	_, err := strconv.ParseInt(string(v), 10, 64)
-	return err == nil
+	c.typ = typeOfNode(&c.node, "JSON")
 }
 
 func createTable(table string, names, types []string) string {
@@ -308,9 +276,28 @@ func (d *rowData) row(i int, dest []driver.Value) error {
 	return nil
 }
 
-// appendRows fills the created table through DuckDB's appender.
-func appendRows(ctx context.Context, conn *duck.Conn, table string, src table, ncols int) (err error) {
-	a, err := duck.NewAppenderFromConn(conn, "", table)
+// direct reports whether the appender takes values of type typ as they
+// are; the other columns travel as JSON text that DuckDB casts (see
+// appendRows).
+func direct(typ string) bool {
+	switch typ {
+	case "BOOLEAN", "BIGINT", "DOUBLE", "VARCHAR", "JSON":
+		return true
+	}
+	return false
+}
+
+// appendRows fills the created table through DuckDB's appender. Columns of
+// nested, temporal, UUID and HUGEINT types are appended as their JSON text
+// and cast by DuckDB's JSON transform, the one read_json uses, in a query
+// appender's INSERT.
+func appendRows(ctx context.Context, conn *duck.Conn, table string, types []string, src table) (err error) {
+	var a *duck.Appender
+	if !slices.ContainsFunc(types, func(t string) bool { return !direct(t) }) {
+		a, err = duck.NewAppenderFromConn(conn, "", table)
+	} else {
+		a, err = queryAppender(conn, table, types)
+	}
 	if err != nil {
 		return err
 	}
@@ -319,7 +306,7 @@ func appendRows(ctx context.Context, conn *duck.Conn, table string, src table, n
 			err = cerr
 		}
 	}()
-	row := make([]driver.Value, ncols)
+	row := make([]driver.Value, len(types))
 	for i := range src.rowCount() {
 		if i%4096 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -334,6 +321,45 @@ func appendRows(ctx context.Context, conn *duck.Conn, table string, src table, n
 		}
 	}
 	return nil
+}
+
+// queryAppender returns an appender whose rows are inserted into table by
+// an INSERT that casts the JSON text of the columns that need it.
+func queryAppender(conn *duck.Conn, table string, types []string) (*duck.Appender, error) {
+	infos := make([]duck.TypeInfo, len(types))
+	var sel strings.Builder
+	for i, t := range types {
+		kind := duck.TYPE_VARCHAR
+		switch t {
+		case "BOOLEAN":
+			kind = duck.TYPE_BOOLEAN
+		case "BIGINT":
+			kind = duck.TYPE_BIGINT
+		case "DOUBLE":
+			kind = duck.TYPE_DOUBLE
+		}
+		info, err := duck.NewTypeInfo(kind)
+		if err != nil {
+			return nil, err
+		}
+		infos[i] = info
+		if i > 0 {
+			sel.WriteString(", ")
+		}
+		col := "col" + strconv.Itoa(i+1)
+		switch {
+		case t == "JSON":
+			sel.WriteString(col + "::JSON")
+		case direct(t):
+			sel.WriteString(col)
+		default:
+			// json_transform, unlike a cast, takes objects without
+			// some of a STRUCT's keys.
+			structure := AppendQuoted(nil, t)
+			sel.WriteString("json_transform(" + col + ", '" + strings.ReplaceAll(string(structure), "'", "''") + "')")
+		}
+	}
+	return duck.NewQueryAppender(conn, "INSERT INTO "+quoteIdent(table)+" SELECT "+sel.String()+" FROM appended_data", "", infos, nil)
 }
 
 func (r *Rows) columns() (names, types []string) {
@@ -369,13 +395,10 @@ func (c *rowsColumn) value(v Value) driver.Value {
 			return float64(int64(v.n))
 		}
 		return math.Float64frombits(v.n)
-	case "JSON":
-		return json.RawMessage(v.appendJSON(nil))
+	case "VARCHAR":
+		return v.s // only strings
 	}
-	if v.kind == kindString { // VARCHAR
-		return v.s
-	}
-	return string(v.appendJSON(nil))
+	return string(v.appendJSON(nil)) // JSON, or cast by DuckDB
 }
 
 // value converts a raw value of c (nil if missing) to what the appender
@@ -395,14 +418,10 @@ func (c *column) value(v []byte) (driver.Value, error) {
 			return nil, err
 		}
 		return f, nil // ±Inf for numbers beyond the double range
-	case "JSON":
-		return json.RawMessage(v), nil
-	default: // VARCHAR
-		if v[0] == '"' {
-			return unquote(v)
-		}
-		return string(v), nil
+	case "VARCHAR":
+		return unquote(v) // only strings
 	}
+	return string(v), nil // JSON, or cast by DuckDB
 }
 
 func isRangeErr(err error) bool {

@@ -73,7 +73,7 @@ func (db *DB) encodeRows(rows driver.Rows) (json.RawMessage, error) {
 	}
 
 	maxRows, maxBytes := db.cfg.MaxResultRows, db.cfg.MaxResultBytes
-	e := encoder{buf: make([]byte, 0, 4096)}
+	e := encoder{buf: make([]byte, 0, 4096), exactDecimals: db.cfg.ExactDecimals}
 	e.buf = append(e.buf, '[')
 	dest := make([]driver.Value, len(cols))
 	for n := 0; ; n++ {

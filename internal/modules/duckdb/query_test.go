@@ -5,6 +5,7 @@ package duckdb_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -21,27 +22,28 @@ func TestConversions(t *testing.T) {
 		{"integer", "2147483647::INTEGER", `2147483647`},
 		{"bigint safe", "9007199254740991::BIGINT", `9007199254740991`},
 		{"bigint negative safe", "(-9007199254740991)::BIGINT", `-9007199254740991`},
-		{"bigint unsafe", "9007199254740992::BIGINT", `"9007199254740992"`},
-		{"bigint min", "(-9223372036854775808)::BIGINT", `"-9223372036854775808"`},
-		{"ubigint", "18446744073709551615::UBIGINT", `"18446744073709551615"`},
+		{"bigint unsafe", "9007199254740992::BIGINT", `9007199254740992`},
+		{"bigint min", "(-9223372036854775808)::BIGINT", `-9223372036854775808`},
+		{"ubigint", "18446744073709551615::UBIGINT", `18446744073709551615`},
 		{"hugeint small", "42::HUGEINT", `42`},
-		{"hugeint", "170141183460469231731687303715884105727::HUGEINT", `"170141183460469231731687303715884105727"`},
+		{"hugeint", "170141183460469231731687303715884105727::HUGEINT", `170141183460469231731687303715884105727`},
 		{"sum is hugeint", "(SELECT sum(range) FROM range(10))", `45`},
-		{"uhugeint", "340282366920938463463374607431768211455::UHUGEINT", `"340282366920938463463374607431768211455"`},
+		{"uhugeint", "340282366920938463463374607431768211455::UHUGEINT", `340282366920938463463374607431768211455`},
 		{"double", "0.1::DOUBLE", `0.1`},
-		{"double int", "3::DOUBLE", `3`},
-		{"double tiny", "1e-7::DOUBLE", `1e-7`},
+		{"double int", "3::DOUBLE", `3.0`},
+		{"double beyond 2^53", "2e20::DOUBLE", `200000000000000000000.0`},
+		{"double tiny", "1e-7::DOUBLE", `1.0e-7`},
 		{"double huge", "1.5e300::DOUBLE", `1.5e+300`},
 		{"float", "0.1::FLOAT", `0.1`},
 		{"nan", "'NaN'::DOUBLE", `"NaN"`},
 		{"inf", "'Infinity'::DOUBLE", `"Infinity"`},
 		{"-inf", "'-Infinity'::DOUBLE", `"-Infinity"`},
-		{"decimal", "123.4500::DECIMAL(10,4)", `"123.4500"`},
-		{"decimal small", "0.05::DECIMAL(4,2)", `"0.05"`},
-		{"decimal negative", "(-0.05)::DECIMAL(18,3)", `"-0.050"`},
-		{"decimal wide", "12345678901234567890123456789.123456789::DECIMAL(38,9)", `"12345678901234567890123456789.123456789"`},
-		{"decimal scale 0", "42::DECIMAL(5,0)", `"42"`},
-		{"decimal literal", "1.5", `"1.5"`},
+		{"decimal", "123.4500::DECIMAL(10,4)", `123.45`},
+		{"decimal small", "0.05::DECIMAL(4,2)", `0.05`},
+		{"decimal negative", "(-0.05)::DECIMAL(18,3)", `-0.05`},
+		{"decimal wide but short", "12345.5::DECIMAL(38,9)", `12345.5`},
+		{"decimal scale 0", "42::DECIMAL(5,0)", `42.0`},
+		{"decimal literal", "1.5", `1.5`},
 		{"varchar", "'héllo \"x\"\n'", `"héllo \"x\"\n"`},
 		{"enum", "'b'::ENUM('a', 'b')", `"b"`},
 		{"blob", `'\xDE\xAD\xBE\xEF'::BLOB`, `"3q2+7w=="`},
@@ -69,7 +71,7 @@ func TestConversions(t *testing.T) {
 		{"array", "[1.5, 2.5]::DOUBLE[2]", `[1.5,2.5]`},
 		{"struct order", "{'z': 1, 'a': DATE '2024-01-01', 'm': [TIMESTAMP '2024-01-01 00:00:00']}", `{"z":1,"a":"2024-01-01","m":["2024-01-01T00:00:00Z"]}`},
 		{"struct odd names", `{'a"b': 1, 'c d': 2}`, `{"a\"b":1,"c d":2}`},
-		{"nested struct", "{'s': {'d': 1.10::DECIMAL(4,2)}, 'l': [{'u': '00000000-0000-0000-0000-000000000001'::UUID}]}", `{"s":{"d":"1.10"},"l":[{"u":"00000000-0000-0000-0000-000000000001"}]}`},
+		{"nested struct", "{'s': {'d': 1.10::DECIMAL(4,2)}, 'l': [{'u': '00000000-0000-0000-0000-000000000001'::UUID}]}", `{"s":{"d":1.1},"l":[{"u":"00000000-0000-0000-0000-000000000001"}]}`},
 		{"map", "MAP {'b': 1, 'a': 2}", `{"b":1,"a":2}`},
 		{"map int keys", "MAP {2: DATE '2024-01-01', 1: NULL}", `{"2":"2024-01-01","1":null}`},
 		{"union", "union_value(d := DATE '2024-01-01')::UNION(n INTEGER, d DATE)", `"2024-01-01"`},
@@ -137,4 +139,30 @@ func TestParams(t *testing.T) {
 	}
 	_, err = db.Query(context.Background(), "SELECT ?", []any{struct{}{}})
 	expectKind(t, err, duckdb.KindInvalid)
+}
+
+// TestDecimals: a DECIMAL no double gives back fails the query rather
+// than becoming another number; with ExactDecimals every DECIMAL is its
+// unscaled integer and scale, and integers stay exact on both sides of
+// 2^53.
+func TestDecimals(t *testing.T) {
+	db := open(t, duckdb.Config{})
+	_, err := db.Query(context.Background(), "SELECT 12345678901234567890123456789.123456789::DECIMAL(38,9) AS v", nil)
+	var de *duckdb.Error
+	if !errors.As(err, &de) || de.Kind != duckdb.KindInvalid || !strings.Contains(de.Message, "cast it to VARCHAR") {
+		t.Errorf("wide DECIMAL: got %v, want a KindInvalid error saying to cast", err)
+	}
+	expectQuery(t, db, "SELECT 12345678901234567890123456789.123456789::DECIMAL(38,9)::VARCHAR AS v",
+		`[{"v":"12345678901234567890123456789.123456789"}]`)
+	exact := open(t, duckdb.Config{ExactDecimals: true})
+	for expr, want := range map[string]string{
+		"123.4500::DECIMAL(10,4)": `1234500e-4`,
+		"42::DECIMAL(5,0)":        `42e-0`,
+		"(-0.05)::DECIMAL(18,3)":  `-50e-3`,
+		"12345678901234567890123456789.123456789::DECIMAL(38,9)": `12345678901234567890123456789123456789e-9`,
+		"9007199254740993::BIGINT":                               `9007199254740993`,
+		"0.5::DOUBLE":                                            `0.5`,
+	} {
+		expectQuery(t, exact, "SELECT "+expr+" AS v", `[{"v":`+want+`}]`)
+	}
 }

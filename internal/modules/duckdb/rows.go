@@ -36,8 +36,34 @@ type Rows struct {
 type rowsColumn struct {
 	name string
 	vals []Value
-	seen int
+	node node
 	typ  string
+}
+
+// record adds v to what c's values were seen to be, as its JSON text
+// would.
+func (c *rowsColumn) record(v Value) {
+	switch v.kind {
+	case kindNull:
+		c.node.add(descNull)
+	case kindBool:
+		c.node.add(descBool)
+	case kindInt:
+		if int64(v.n) < 0 {
+			c.node.add(descSint)
+		} else {
+			c.node.add(descUint)
+		}
+	case kindFloat:
+		var buf [32]byte
+		c.node.addNumber(AppendNumber(buf[:0], math.Float64frombits(v.n)))
+	case kindString:
+		if d := c.node.add(descString); d.cand != 0 {
+			d.cand &= candidates(v.s)
+		}
+	case kindNested:
+		c.node.extract([]byte(v.s))
+	}
 }
 
 // valueSize is the bytes a Value takes in a column, strings aside.
@@ -158,23 +184,6 @@ func StringValue(s string) Value { return Value{kind: kindString, s: s} }
 // JSON.stringify writes it.
 func JSONValue(text string) Value { return Value{kind: kindNested, s: text} }
 
-// seen returns the inference bit of v, 0 for null.
-func (v Value) seen() int {
-	switch v.kind {
-	case kindBool:
-		return seenBool
-	case kindInt:
-		return seenInt
-	case kindFloat:
-		return seenFloat
-	case kindString:
-		return seenString
-	case kindNested:
-		return seenNested
-	}
-	return 0
-}
-
 // appendJSON appends v's JSON text, as JSON.stringify writes it.
 func (v Value) appendJSON(b []byte) []byte {
 	switch v.kind {
@@ -190,22 +199,6 @@ func (v Value) appendJSON(b []byte) []byte {
 		return append(b, v.s...)
 	}
 	return append(b, "null"...)
-}
-
-// typeOf is the SQL type of a column whose values were seen to be seen
-// (see Load).
-func typeOf(seen int) string {
-	switch {
-	case seen&seenNested != 0:
-		return "JSON"
-	case seen == seenBool:
-		return "BOOLEAN"
-	case seen == seenInt:
-		return "BIGINT"
-	case seen&^(seenInt|seenFloat) == 0 && seen != 0:
-		return "DOUBLE"
-	}
-	return "VARCHAR"
 }
 
 // AppendNumber appends f as JavaScript writes a number (Number.prototype.
@@ -307,15 +300,6 @@ func AppendQuoted(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
-
-// kind bits: what a column's values were seen to be.
-const (
-	seenBool = 1 << iota
-	seenInt
-	seenFloat
-	seenString
-	seenNested
-)
 
 // maxColumnName is the longest column name Load accepts, in bytes.
 const maxColumnName = 255

@@ -2,13 +2,37 @@
 // `stepbox serve` over Connect, gRPC and gRPC-Web, and over plain HTTP+JSON
 // (POST /stepbox.v1.StepboxService/Run with Content-Type application/json).
 //
-// JSON values. Every JSON value of the contract (a step's input, its result,
-// status payloads, data request parameters and answers, fetch audit records)
-// travels as a string holding JSON text, in fields whose comment says "JSON
-// text". Why not google.protobuf.Value: it carries numbers as doubles, so an
-// integer above 2^53 or a decimal such as 0.1 written by the caller would not
-// come back byte for byte; a string is lossless and costs an escape in curl.
-// Example (HTTP+JSON): {"code": "return input.a + 1", "input": "{\"a\": 41}"}.
+// JSON values. Every JSON value of the contract (a step's input, its
+// result, status payloads, data request parameters and answers, fetch audit
+// records) is a google.protobuf.Value: over HTTP+JSON it is plain JSON,
+// {"code": "return input.a + 1", "input": {"a": 41}} answering
+// {"result": {"value": 42, ...}}; gRPC callers get structured values.
+//
+// Precision. A Value's numbers are doubles, and its objects are maps (their
+// members come back sorted by key, not in the order written). A Python step
+// may return an integer beyond 2^53 and a caller may send one, so each value
+// that can carry such numbers has a lossless twin, a string field named
+// *_json holding exact JSON text:
+//
+//   - Requests (RunRequest.input/input_json, data/data_json,
+//     DataResponse.value/value_json): set one of the pair, never both (both
+//     is INVALID_ARGUMENT naming the two fields; for a DataResponse the
+//     step's request is rejected). Send *_json to pass numbers exactly.
+//   - Answers (Result.value/value_json, Event.status/status_json,
+//     DataRequest.params/params_json): the Value is always set; the twin is
+//     set too, with the engine's JSON text byte for byte, exactly when that
+//     text holds a number the Value does not carry exactly. The rule: a
+//     number is carried exactly when reading it as the nearest double and
+//     writing that double back in its shortest form (JavaScript's
+//     JSON.stringify, Go's strconv.FormatFloat(f, 'g', -1, 64)) gives the
+//     same number, so 42, 0.1, 1e300 and 9007199254740992 (2^53) are, while
+//     9007199254740993, 12345678901234567890 (most integers beyond 2^53) and
+//     0.1000000000000000055 (more digits than a double keeps) are not. A
+//     number beyond the double's range (above about 1.8e308) is carried in
+//     the Value as a string holding its JSON text. A reader that needs
+//     exact numbers reads *_json when it is set and the Value otherwise.
+//   - Fetch audit records are written by the host and hold only numbers a
+//     double carries: Event.fetch has no twin.
 //
 // Names. Field names are the contract's: protobuf's JSON mapping turns
 // memory_mb into memoryMb, max_data_bytes into maxDataBytes, and so on, the
@@ -30,6 +54,7 @@ package stepboxv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -54,8 +79,11 @@ type RunRequest struct {
 	Code string `protobuf:"bytes,2,opt,name=code,proto3" json:"code,omitempty"`
 	// Compiled is a TypeScript step compiled earlier by CompileTypeScript.
 	Compiled *Compiled `protobuf:"bytes,3,opt,name=compiled,proto3" json:"compiled,omitempty"`
-	// Input is visible to the step as `input`. JSON text; empty means null.
-	Input string `protobuf:"bytes,4,opt,name=input,proto3" json:"input,omitempty"`
+	// Input is visible to the step as `input`; unset means null.
+	Input *structpb.Value `protobuf:"bytes,13,opt,name=input,proto3" json:"input,omitempty"`
+	// InputJson is the input as exact JSON text, instead of input (see
+	// Precision above); empty means null.
+	InputJson string `protobuf:"bytes,4,opt,name=input_json,json=inputJson,proto3" json:"input_json,omitempty"`
 	// Plan names the plan whose limits apply; empty means the tenant's first
 	// plan, or the server's default plan.
 	Plan string `protobuf:"bytes,5,opt,name=plan,proto3" json:"plan,omitempty"`
@@ -76,10 +104,13 @@ type RunRequest struct {
 	// FetchProxy; the step never sees them.
 	Secrets []*Secret `protobuf:"bytes,11,rep,name=secrets,proto3" json:"secrets,omitempty"`
 	// Data answers the step's dataProxy.request(method, params) in Run: the
-	// method's name maps to the answer, JSON text. A request for a method not
-	// in the map rejects with an error the step can catch. Execute refuses a
-	// start request with data: answer on the stream instead.
-	Data          map[string]string `protobuf:"bytes,12,rep,name=data,proto3" json:"data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// method's name maps to the answer. A request for a method not in the map
+	// rejects with an error the step can catch. Execute refuses a start
+	// request with data: answer on the stream instead.
+	Data map[string]*structpb.Value `protobuf:"bytes,14,rep,name=data,proto3" json:"data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// DataJson is data with each answer as exact JSON text, instead of data
+	// (see Precision above): set data or data_json, not both.
+	DataJson      map[string]string `protobuf:"bytes,12,rep,name=data_json,json=dataJson,proto3" json:"data_json,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -135,9 +166,16 @@ func (x *RunRequest) GetCompiled() *Compiled {
 	return nil
 }
 
-func (x *RunRequest) GetInput() string {
+func (x *RunRequest) GetInput() *structpb.Value {
 	if x != nil {
 		return x.Input
+	}
+	return nil
+}
+
+func (x *RunRequest) GetInputJson() string {
+	if x != nil {
+		return x.InputJson
 	}
 	return ""
 }
@@ -191,9 +229,16 @@ func (x *RunRequest) GetSecrets() []*Secret {
 	return nil
 }
 
-func (x *RunRequest) GetData() map[string]string {
+func (x *RunRequest) GetData() map[string]*structpb.Value {
 	if x != nil {
 		return x.Data
+	}
+	return nil
+}
+
+func (x *RunRequest) GetDataJson() map[string]string {
+	if x != nil {
+		return x.DataJson
 	}
 	return nil
 }
@@ -810,6 +855,7 @@ func (*ExecuteRequest_DataResponse) isExecuteRequest_Message() {}
 func (*ExecuteRequest_Abort) isExecuteRequest_Message() {}
 
 // DataResponse answers the data request `id` with a value or an error.
+// Set one of value, value_json and error; none answers null.
 type DataResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -817,7 +863,10 @@ type DataResponse struct {
 	//
 	//	*DataResponse_Value
 	//	*DataResponse_Error
-	Answer        isDataResponse_Answer `protobuf_oneof:"answer"`
+	Answer isDataResponse_Answer `protobuf_oneof:"answer"`
+	// ValueJson is the answer as exact JSON text, instead of value (see
+	// Precision above).
+	ValueJson     string `protobuf:"bytes,2,opt,name=value_json,json=valueJson,proto3" json:"value_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -866,13 +915,13 @@ func (x *DataResponse) GetAnswer() isDataResponse_Answer {
 	return nil
 }
 
-func (x *DataResponse) GetValue() string {
+func (x *DataResponse) GetValue() *structpb.Value {
 	if x != nil {
 		if x, ok := x.Answer.(*DataResponse_Value); ok {
 			return x.Value
 		}
 	}
-	return ""
+	return nil
 }
 
 func (x *DataResponse) GetError() string {
@@ -884,13 +933,20 @@ func (x *DataResponse) GetError() string {
 	return ""
 }
 
+func (x *DataResponse) GetValueJson() string {
+	if x != nil {
+		return x.ValueJson
+	}
+	return ""
+}
+
 type isDataResponse_Answer interface {
 	isDataResponse_Answer()
 }
 
 type DataResponse_Value struct {
-	// Value is the answer, JSON text: the step's await resolves with it.
-	Value string `protobuf:"bytes,2,opt,name=value,proto3,oneof"`
+	// Value is the answer: the step's await resolves with it.
+	Value *structpb.Value `protobuf:"bytes,4,opt,name=value,proto3,oneof"`
 }
 
 type DataResponse_Error struct {
@@ -1006,7 +1062,10 @@ type Event struct {
 	//	*Event_Fetch
 	//	*Event_Result
 	//	*Event_Error
-	Kind          isEvent_Kind `protobuf_oneof:"kind"`
+	Kind isEvent_Kind `protobuf_oneof:"kind"`
+	// StatusJson is status as exact JSON text, set beside status when it
+	// holds a number a double does not carry (see Precision above).
+	StatusJson    string `protobuf:"bytes,9,opt,name=status_json,json=statusJson,proto3" json:"status_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1048,13 +1107,13 @@ func (x *Event) GetKind() isEvent_Kind {
 	return nil
 }
 
-func (x *Event) GetStatus() string {
+func (x *Event) GetStatus() *structpb.Value {
 	if x != nil {
 		if x, ok := x.Kind.(*Event_Status); ok {
 			return x.Status
 		}
 	}
-	return ""
+	return nil
 }
 
 func (x *Event) GetConsole() *ConsoleLine {
@@ -1075,13 +1134,13 @@ func (x *Event) GetDataRequest() *DataRequest {
 	return nil
 }
 
-func (x *Event) GetFetch() string {
+func (x *Event) GetFetch() *structpb.Value {
 	if x != nil {
 		if x, ok := x.Kind.(*Event_Fetch); ok {
 			return x.Fetch
 		}
 	}
-	return ""
+	return nil
 }
 
 func (x *Event) GetResult() *Result {
@@ -1102,13 +1161,20 @@ func (x *Event) GetError() *Error {
 	return nil
 }
 
+func (x *Event) GetStatusJson() string {
+	if x != nil {
+		return x.StatusJson
+	}
+	return ""
+}
+
 type isEvent_Kind interface {
 	isEvent_Kind()
 }
 
 type Event_Status struct {
-	// Status is the payload of reportStatus(payload), JSON text.
-	Status string `protobuf:"bytes,1,opt,name=status,proto3,oneof"`
+	// Status is the payload of reportStatus(payload).
+	Status *structpb.Value `protobuf:"bytes,7,opt,name=status,proto3,oneof"`
 }
 
 type Event_Console struct {
@@ -1122,11 +1188,11 @@ type Event_DataRequest struct {
 }
 
 type Event_Fetch struct {
-	// Fetch is the audit record of one fetch attempt, JSON text with the
+	// Fetch is the audit record of one fetch attempt, an object with the
 	// keys time, run_id, tenant, plan, method, url, final_url, ip,
 	// decision, kind, limit, reason, status, bytes_in, bytes_out,
 	// duration_ms, redirects.
-	Fetch string `protobuf:"bytes,4,opt,name=fetch,proto3,oneof"`
+	Fetch *structpb.Value `protobuf:"bytes,8,opt,name=fetch,proto3,oneof"`
 }
 
 type Event_Result struct {
@@ -1213,8 +1279,11 @@ type DataRequest struct {
 	Id int64 `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
 	// Method is the first argument of dataProxy.request.
 	Method string `protobuf:"bytes,2,opt,name=method,proto3" json:"method,omitempty"`
-	// Params is the second argument, JSON text ("null" when omitted).
-	Params        string `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
+	// Params is the second argument (null when omitted).
+	Params *structpb.Value `protobuf:"bytes,4,opt,name=params,proto3" json:"params,omitempty"`
+	// ParamsJson is params as exact JSON text, set beside params when they
+	// hold a number a double does not carry (see Precision above).
+	ParamsJson    string `protobuf:"bytes,3,opt,name=params_json,json=paramsJson,proto3" json:"params_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1263,9 +1332,16 @@ func (x *DataRequest) GetMethod() string {
 	return ""
 }
 
-func (x *DataRequest) GetParams() string {
+func (x *DataRequest) GetParams() *structpb.Value {
 	if x != nil {
 		return x.Params
+	}
+	return nil
+}
+
+func (x *DataRequest) GetParamsJson() string {
+	if x != nil {
+		return x.ParamsJson
 	}
 	return ""
 }
@@ -1273,8 +1349,11 @@ func (x *DataRequest) GetParams() string {
 // Result is a successful run's outcome.
 type Result struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Value is the step's return value, JSON text; undefined becomes null.
-	Value         string `protobuf:"bytes,1,opt,name=value,proto3" json:"value,omitempty"`
+	// Value is the step's return value; undefined becomes null.
+	Value *structpb.Value `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
+	// ValueJson is the value as exact JSON text, set beside value when it
+	// holds a number a double does not carry (see Precision above).
+	ValueJson     string `protobuf:"bytes,1,opt,name=value_json,json=valueJson,proto3" json:"value_json,omitempty"`
 	Stats         *Stats `protobuf:"bytes,2,opt,name=stats,proto3" json:"stats,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1310,9 +1389,16 @@ func (*Result) Descriptor() ([]byte, []int) {
 	return file_stepbox_v1_stepbox_proto_rawDescGZIP(), []int{13}
 }
 
-func (x *Result) GetValue() string {
+func (x *Result) GetValue() *structpb.Value {
 	if x != nil {
 		return x.Value
+	}
+	return nil
+}
+
+func (x *Result) GetValueJson() string {
+	if x != nil {
+		return x.ValueJson
 	}
 	return ""
 }
@@ -1958,13 +2044,15 @@ var File_stepbox_v1_stepbox_proto protoreflect.FileDescriptor
 const file_stepbox_v1_stepbox_proto_rawDesc = "" +
 	"\n" +
 	"\x18stepbox/v1/stepbox.proto\x12\n" +
-	"stepbox.v1\"\xc4\x04\n" +
+	"stepbox.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x93\x06\n" +
 	"\n" +
 	"RunRequest\x12\x1a\n" +
 	"\blanguage\x18\x01 \x01(\tR\blanguage\x12\x12\n" +
 	"\x04code\x18\x02 \x01(\tR\x04code\x120\n" +
-	"\bcompiled\x18\x03 \x01(\v2\x14.stepbox.v1.CompiledR\bcompiled\x12\x14\n" +
-	"\x05input\x18\x04 \x01(\tR\x05input\x12\x12\n" +
+	"\bcompiled\x18\x03 \x01(\v2\x14.stepbox.v1.CompiledR\bcompiled\x12,\n" +
+	"\x05input\x18\r \x01(\v2\x16.google.protobuf.ValueR\x05input\x12\x1d\n" +
+	"\n" +
+	"input_json\x18\x04 \x01(\tR\tinputJson\x12\x12\n" +
 	"\x04plan\x18\x05 \x01(\tR\x04plan\x12*\n" +
 	"\x06limits\x18\x06 \x01(\v2\x12.stepbox.v1.LimitsR\x06limits\x12\x16\n" +
 	"\x06tenant\x18\a \x01(\tR\x06tenant\x12\x18\n" +
@@ -1973,11 +2061,15 @@ const file_stepbox_v1_stepbox_proto_rawDesc = "" +
 	"\x06egress\x18\n" +
 	" \x01(\v2\x18.stepbox.v1.EgressPolicyR\x06egress\x12,\n" +
 	"\asecrets\x18\v \x03(\v2\x12.stepbox.v1.SecretR\asecrets\x124\n" +
-	"\x04data\x18\f \x03(\v2 .stepbox.v1.RunRequest.DataEntryR\x04data\x1a;\n" +
+	"\x04data\x18\x0e \x03(\v2 .stepbox.v1.RunRequest.DataEntryR\x04data\x12A\n" +
+	"\tdata_json\x18\f \x03(\v2$.stepbox.v1.RunRequest.DataJsonEntryR\bdataJson\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a7\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aO\n" +
 	"\tDataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\x1a;\n" +
+	"\rDataJsonEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\",\n" +
 	"\bCompiled\x12\x0e\n" +
@@ -2026,33 +2118,41 @@ const file_stepbox_v1_stepbox_proto_rawDesc = "" +
 	"\x05start\x18\x01 \x01(\v2\x16.stepbox.v1.RunRequestH\x00R\x05start\x12?\n" +
 	"\rdata_response\x18\x02 \x01(\v2\x18.stepbox.v1.DataResponseH\x00R\fdataResponse\x12)\n" +
 	"\x05abort\x18\x03 \x01(\v2\x11.stepbox.v1.AbortH\x00R\x05abortB\t\n" +
-	"\amessage\"X\n" +
+	"\amessage\"\x8f\x01\n" +
 	"\fDataResponse\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
-	"\x05value\x18\x02 \x01(\tH\x00R\x05value\x12\x16\n" +
-	"\x05error\x18\x03 \x01(\tH\x00R\x05errorB\b\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12.\n" +
+	"\x05value\x18\x04 \x01(\v2\x16.google.protobuf.ValueH\x00R\x05value\x12\x16\n" +
+	"\x05error\x18\x03 \x01(\tH\x00R\x05error\x12\x1d\n" +
+	"\n" +
+	"value_json\x18\x02 \x01(\tR\tvalueJsonB\b\n" +
 	"\x06answer\"\a\n" +
 	"\x05Abort\"Q\n" +
 	"\x0fExecuteResponse\x12\x15\n" +
 	"\x06run_id\x18\x01 \x01(\tR\x05runId\x12'\n" +
-	"\x05event\x18\x02 \x01(\v2\x11.stepbox.v1.EventR\x05event\"\x8d\x02\n" +
-	"\x05Event\x12\x18\n" +
-	"\x06status\x18\x01 \x01(\tH\x00R\x06status\x123\n" +
+	"\x05event\x18\x02 \x01(\v2\x11.stepbox.v1.EventR\x05event\"\xea\x02\n" +
+	"\x05Event\x120\n" +
+	"\x06status\x18\a \x01(\v2\x16.google.protobuf.ValueH\x00R\x06status\x123\n" +
 	"\aconsole\x18\x02 \x01(\v2\x17.stepbox.v1.ConsoleLineH\x00R\aconsole\x12<\n" +
-	"\fdata_request\x18\x03 \x01(\v2\x17.stepbox.v1.DataRequestH\x00R\vdataRequest\x12\x16\n" +
-	"\x05fetch\x18\x04 \x01(\tH\x00R\x05fetch\x12,\n" +
+	"\fdata_request\x18\x03 \x01(\v2\x17.stepbox.v1.DataRequestH\x00R\vdataRequest\x12.\n" +
+	"\x05fetch\x18\b \x01(\v2\x16.google.protobuf.ValueH\x00R\x05fetch\x12,\n" +
 	"\x06result\x18\x05 \x01(\v2\x12.stepbox.v1.ResultH\x00R\x06result\x12)\n" +
-	"\x05error\x18\x06 \x01(\v2\x11.stepbox.v1.ErrorH\x00R\x05errorB\x06\n" +
-	"\x04kind\"7\n" +
+	"\x05error\x18\x06 \x01(\v2\x11.stepbox.v1.ErrorH\x00R\x05error\x12\x1f\n" +
+	"\vstatus_json\x18\t \x01(\tR\n" +
+	"statusJsonB\x06\n" +
+	"\x04kindJ\x04\b\x01\x10\x02J\x04\b\x04\x10\x05\"7\n" +
 	"\vConsoleLine\x12\x14\n" +
 	"\x05level\x18\x01 \x01(\tR\x05level\x12\x12\n" +
-	"\x04text\x18\x02 \x01(\tR\x04text\"M\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\"\x86\x01\n" +
 	"\vDataRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
-	"\x06method\x18\x02 \x01(\tR\x06method\x12\x16\n" +
-	"\x06params\x18\x03 \x01(\tR\x06params\"G\n" +
-	"\x06Result\x12\x14\n" +
-	"\x05value\x18\x01 \x01(\tR\x05value\x12'\n" +
+	"\x06method\x18\x02 \x01(\tR\x06method\x12.\n" +
+	"\x06params\x18\x04 \x01(\v2\x16.google.protobuf.ValueR\x06params\x12\x1f\n" +
+	"\vparams_json\x18\x03 \x01(\tR\n" +
+	"paramsJson\"~\n" +
+	"\x06Result\x12,\n" +
+	"\x05value\x18\x03 \x01(\v2\x16.google.protobuf.ValueR\x05value\x12\x1d\n" +
+	"\n" +
+	"value_json\x18\x01 \x01(\tR\tvalueJson\x12'\n" +
 	"\x05stats\x18\x02 \x01(\v2\x11.stepbox.v1.StatsR\x05stats\"\xf6\x01\n" +
 	"\x05Error\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x14\n" +
@@ -2126,7 +2226,7 @@ func file_stepbox_v1_stepbox_proto_rawDescGZIP() []byte {
 	return file_stepbox_v1_stepbox_proto_rawDescData
 }
 
-var file_stepbox_v1_stepbox_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_stepbox_v1_stepbox_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_stepbox_v1_stepbox_proto_goTypes = []any{
 	(*RunRequest)(nil),                // 0: stepbox.v1.RunRequest
 	(*Compiled)(nil),                  // 1: stepbox.v1.Compiled
@@ -2152,43 +2252,53 @@ var file_stepbox_v1_stepbox_proto_goTypes = []any{
 	(*HealthResponse)(nil),            // 21: stepbox.v1.HealthResponse
 	nil,                               // 22: stepbox.v1.RunRequest.MetadataEntry
 	nil,                               // 23: stepbox.v1.RunRequest.DataEntry
+	nil,                               // 24: stepbox.v1.RunRequest.DataJsonEntry
+	(*structpb.Value)(nil),            // 25: google.protobuf.Value
 }
 var file_stepbox_v1_stepbox_proto_depIdxs = []int32{
 	1,  // 0: stepbox.v1.RunRequest.compiled:type_name -> stepbox.v1.Compiled
-	2,  // 1: stepbox.v1.RunRequest.limits:type_name -> stepbox.v1.Limits
-	22, // 2: stepbox.v1.RunRequest.metadata:type_name -> stepbox.v1.RunRequest.MetadataEntry
-	3,  // 3: stepbox.v1.RunRequest.egress:type_name -> stepbox.v1.EgressPolicy
-	4,  // 4: stepbox.v1.RunRequest.secrets:type_name -> stepbox.v1.Secret
-	23, // 5: stepbox.v1.RunRequest.data:type_name -> stepbox.v1.RunRequest.DataEntry
-	10, // 6: stepbox.v1.RunResponse.events:type_name -> stepbox.v1.Event
-	13, // 7: stepbox.v1.RunResponse.result:type_name -> stepbox.v1.Result
-	14, // 8: stepbox.v1.RunResponse.error:type_name -> stepbox.v1.Error
-	0,  // 9: stepbox.v1.ExecuteRequest.start:type_name -> stepbox.v1.RunRequest
-	7,  // 10: stepbox.v1.ExecuteRequest.data_response:type_name -> stepbox.v1.DataResponse
-	8,  // 11: stepbox.v1.ExecuteRequest.abort:type_name -> stepbox.v1.Abort
-	10, // 12: stepbox.v1.ExecuteResponse.event:type_name -> stepbox.v1.Event
-	11, // 13: stepbox.v1.Event.console:type_name -> stepbox.v1.ConsoleLine
-	12, // 14: stepbox.v1.Event.data_request:type_name -> stepbox.v1.DataRequest
-	13, // 15: stepbox.v1.Event.result:type_name -> stepbox.v1.Result
-	14, // 16: stepbox.v1.Event.error:type_name -> stepbox.v1.Error
-	17, // 17: stepbox.v1.Result.stats:type_name -> stepbox.v1.Stats
-	15, // 18: stepbox.v1.Error.position:type_name -> stepbox.v1.Position
-	16, // 19: stepbox.v1.Error.diagnostics:type_name -> stepbox.v1.Diagnostic
-	17, // 20: stepbox.v1.Error.stats:type_name -> stepbox.v1.Stats
-	14, // 21: stepbox.v1.CompileTypeScriptResponse.error:type_name -> stepbox.v1.Error
-	0,  // 22: stepbox.v1.StepboxService.Run:input_type -> stepbox.v1.RunRequest
-	6,  // 23: stepbox.v1.StepboxService.Execute:input_type -> stepbox.v1.ExecuteRequest
-	18, // 24: stepbox.v1.StepboxService.CompileTypeScript:input_type -> stepbox.v1.CompileTypeScriptRequest
-	20, // 25: stepbox.v1.StepboxService.Health:input_type -> stepbox.v1.HealthRequest
-	5,  // 26: stepbox.v1.StepboxService.Run:output_type -> stepbox.v1.RunResponse
-	9,  // 27: stepbox.v1.StepboxService.Execute:output_type -> stepbox.v1.ExecuteResponse
-	19, // 28: stepbox.v1.StepboxService.CompileTypeScript:output_type -> stepbox.v1.CompileTypeScriptResponse
-	21, // 29: stepbox.v1.StepboxService.Health:output_type -> stepbox.v1.HealthResponse
-	26, // [26:30] is the sub-list for method output_type
-	22, // [22:26] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	25, // 1: stepbox.v1.RunRequest.input:type_name -> google.protobuf.Value
+	2,  // 2: stepbox.v1.RunRequest.limits:type_name -> stepbox.v1.Limits
+	22, // 3: stepbox.v1.RunRequest.metadata:type_name -> stepbox.v1.RunRequest.MetadataEntry
+	3,  // 4: stepbox.v1.RunRequest.egress:type_name -> stepbox.v1.EgressPolicy
+	4,  // 5: stepbox.v1.RunRequest.secrets:type_name -> stepbox.v1.Secret
+	23, // 6: stepbox.v1.RunRequest.data:type_name -> stepbox.v1.RunRequest.DataEntry
+	24, // 7: stepbox.v1.RunRequest.data_json:type_name -> stepbox.v1.RunRequest.DataJsonEntry
+	10, // 8: stepbox.v1.RunResponse.events:type_name -> stepbox.v1.Event
+	13, // 9: stepbox.v1.RunResponse.result:type_name -> stepbox.v1.Result
+	14, // 10: stepbox.v1.RunResponse.error:type_name -> stepbox.v1.Error
+	0,  // 11: stepbox.v1.ExecuteRequest.start:type_name -> stepbox.v1.RunRequest
+	7,  // 12: stepbox.v1.ExecuteRequest.data_response:type_name -> stepbox.v1.DataResponse
+	8,  // 13: stepbox.v1.ExecuteRequest.abort:type_name -> stepbox.v1.Abort
+	25, // 14: stepbox.v1.DataResponse.value:type_name -> google.protobuf.Value
+	10, // 15: stepbox.v1.ExecuteResponse.event:type_name -> stepbox.v1.Event
+	25, // 16: stepbox.v1.Event.status:type_name -> google.protobuf.Value
+	11, // 17: stepbox.v1.Event.console:type_name -> stepbox.v1.ConsoleLine
+	12, // 18: stepbox.v1.Event.data_request:type_name -> stepbox.v1.DataRequest
+	25, // 19: stepbox.v1.Event.fetch:type_name -> google.protobuf.Value
+	13, // 20: stepbox.v1.Event.result:type_name -> stepbox.v1.Result
+	14, // 21: stepbox.v1.Event.error:type_name -> stepbox.v1.Error
+	25, // 22: stepbox.v1.DataRequest.params:type_name -> google.protobuf.Value
+	25, // 23: stepbox.v1.Result.value:type_name -> google.protobuf.Value
+	17, // 24: stepbox.v1.Result.stats:type_name -> stepbox.v1.Stats
+	15, // 25: stepbox.v1.Error.position:type_name -> stepbox.v1.Position
+	16, // 26: stepbox.v1.Error.diagnostics:type_name -> stepbox.v1.Diagnostic
+	17, // 27: stepbox.v1.Error.stats:type_name -> stepbox.v1.Stats
+	14, // 28: stepbox.v1.CompileTypeScriptResponse.error:type_name -> stepbox.v1.Error
+	25, // 29: stepbox.v1.RunRequest.DataEntry.value:type_name -> google.protobuf.Value
+	0,  // 30: stepbox.v1.StepboxService.Run:input_type -> stepbox.v1.RunRequest
+	6,  // 31: stepbox.v1.StepboxService.Execute:input_type -> stepbox.v1.ExecuteRequest
+	18, // 32: stepbox.v1.StepboxService.CompileTypeScript:input_type -> stepbox.v1.CompileTypeScriptRequest
+	20, // 33: stepbox.v1.StepboxService.Health:input_type -> stepbox.v1.HealthRequest
+	5,  // 34: stepbox.v1.StepboxService.Run:output_type -> stepbox.v1.RunResponse
+	9,  // 35: stepbox.v1.StepboxService.Execute:output_type -> stepbox.v1.ExecuteResponse
+	19, // 36: stepbox.v1.StepboxService.CompileTypeScript:output_type -> stepbox.v1.CompileTypeScriptResponse
+	21, // 37: stepbox.v1.StepboxService.Health:output_type -> stepbox.v1.HealthResponse
+	34, // [34:38] is the sub-list for method output_type
+	30, // [30:34] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_stepbox_v1_stepbox_proto_init() }
@@ -2223,7 +2333,7 @@ func file_stepbox_v1_stepbox_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_stepbox_v1_stepbox_proto_rawDesc), len(file_stepbox_v1_stepbox_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   24,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

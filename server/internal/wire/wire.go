@@ -1,7 +1,8 @@
-// Package wire converts between the sandbox package's types and the wire
+// Package wire converts between the run contract's types (package contract) and the wire
 // schema of proto/stepbox/v1, in both directions: the server reads requests
 // and writes events with it, the Go client does the opposite. JSON values
-// travel as JSON text (see the .proto); these functions never reformat them.
+// travel as google.protobuf.Value with a *_json twin of exact JSON text
+// (see "Precision" in the .proto, and jsonvalue.go).
 package wire
 
 import (
@@ -11,19 +12,19 @@ import (
 	"math"
 	"net/netip"
 
-	"github.com/stepbox/stepbox/sandbox"
+	"github.com/stepbox/stepbox/contract"
 
 	pb "github.com/stepbox/stepbox/proto/stepbox/v1"
 )
 
-// RequestFromProto converts a RunRequest into a sandbox.Request and the
+// RequestFromProto converts a RunRequest into a contract.Request and the
 // data answers of a unary Run. Errors name the field at fault; the engine
 // checks everything else (plans, limits, input JSON) when the run is
 // submitted.
-func RequestFromProto(r *pb.RunRequest) (sandbox.Request, map[string]json.RawMessage, error) {
+func RequestFromProto(r *pb.RunRequest) (contract.Request, map[string]json.RawMessage, error) {
 	var errs []error
-	req := sandbox.Request{
-		Language: sandbox.Language(r.GetLanguage()),
+	req := contract.Request{
+		Language: contract.Language(r.GetLanguage()),
 		Code:     r.GetCode(),
 		Plan:     r.GetPlan(),
 		Tenant:   r.GetTenant(),
@@ -32,11 +33,13 @@ func RequestFromProto(r *pb.RunRequest) (sandbox.Request, map[string]json.RawMes
 		Limits:   LimitsFromProto(r.GetLimits()),
 	}
 	if c := r.GetCompiled(); c != nil {
-		req.Compiled = &sandbox.Compiled{JS: c.GetJs(), Map: c.GetMap()}
+		req.Compiled = &contract.Compiled{JS: c.GetJs(), Map: c.GetMap()}
 	}
-	if in := r.GetInput(); in != "" {
-		req.Input = json.RawMessage(in)
+	in, err := request("input", r.GetInput(), "inputJson", r.GetInputJson())
+	if err != nil {
+		errs = append(errs, err)
 	}
+	req.Input = in
 	if e := r.GetEgress(); e != nil {
 		p, err := EgressFromProto(e)
 		if err != nil {
@@ -45,7 +48,7 @@ func RequestFromProto(r *pb.RunRequest) (sandbox.Request, map[string]json.RawMes
 		req.Egress = &p
 	}
 	for _, s := range r.GetSecrets() {
-		req.Secrets = append(req.Secrets, sandbox.Secret{
+		req.Secrets = append(req.Secrets, contract.Secret{
 			Origin: s.GetOrigin(),
 			//lint:ignore SA1019 the deprecated host form still crosses the wire
 			Host:   s.GetHost(),
@@ -53,11 +56,20 @@ func RequestFromProto(r *pb.RunRequest) (sandbox.Request, map[string]json.RawMes
 		})
 	}
 	var data map[string]json.RawMessage
-	if d := r.GetData(); len(d) > 0 {
+	d, dj := r.GetData(), r.GetDataJson()
+	switch {
+	case len(d) > 0 && len(dj) > 0:
+		errs = append(errs, errors.New("data and dataJson are both set: send the answers once (data as JSON values, or dataJson as exact JSON text)"))
+	case len(d) > 0:
 		data = make(map[string]json.RawMessage, len(d))
 		for method, v := range d {
-			if !json.Valid([]byte(v)) {
-				errs = append(errs, fmt.Errorf("data[%q]: the answer is not valid JSON text", method))
+			data[method] = FromValue(v)
+		}
+	case len(dj) > 0:
+		data = make(map[string]json.RawMessage, len(dj))
+		for method, v := range dj {
+			if err := validJSON([]byte(v)); err != nil {
+				errs = append(errs, fmt.Errorf("dataJson[%q] is %w", method, err))
 				continue
 			}
 			data[method] = json.RawMessage(v)
@@ -66,22 +78,23 @@ func RequestFromProto(r *pb.RunRequest) (sandbox.Request, map[string]json.RawMes
 	return req, data, errors.Join(errs...)
 }
 
-// RequestToProto converts a sandbox.Request into a RunRequest with the data
-// answers of a unary Run (nil for Execute).
-func RequestToProto(req sandbox.Request, data map[string]json.RawMessage) (*pb.RunRequest, error) {
+// RequestToProto converts a contract.Request into a RunRequest with the data
+// answers of a unary Run (nil for Execute). The input and the answers go as
+// exact JSON text (input_json, data_json), byte for byte.
+func RequestToProto(req contract.Request, data map[string]json.RawMessage) (*pb.RunRequest, error) {
 	lim, err := LimitsToProto(req.Limits)
 	if err != nil {
 		return nil, err
 	}
 	r := &pb.RunRequest{
-		Language: string(req.Language),
-		Code:     req.Code,
-		Input:    string(req.Input),
-		Plan:     req.Plan,
-		Limits:   lim,
-		Tenant:   req.Tenant,
-		Modules:  req.Modules,
-		Metadata: req.Metadata,
+		Language:  string(req.Language),
+		Code:      req.Code,
+		InputJson: string(req.Input),
+		Plan:      req.Plan,
+		Limits:    lim,
+		Tenant:    req.Tenant,
+		Modules:   req.Modules,
+		Metadata:  req.Metadata,
 	}
 	if c := req.Compiled; c != nil {
 		r.Compiled = &pb.Compiled{Js: c.JS, Map: c.Map}
@@ -100,20 +113,20 @@ func RequestToProto(req sandbox.Request, data map[string]json.RawMessage) (*pb.R
 		})
 	}
 	if len(data) > 0 {
-		r.Data = make(map[string]string, len(data))
+		r.DataJson = make(map[string]string, len(data))
 		for m, v := range data {
-			r.Data[m] = string(v)
+			r.DataJson[m] = string(v)
 		}
 	}
 	return r, nil
 }
 
 // LimitsFromProto converts limits; nil means none.
-func LimitsFromProto(l *pb.Limits) sandbox.Limits {
+func LimitsFromProto(l *pb.Limits) contract.Limits {
 	if l == nil {
-		return sandbox.Limits{}
+		return contract.Limits{}
 	}
-	return sandbox.Limits{
+	return contract.Limits{
 		MemoryMB:         int(l.GetMemoryMb()),
 		CPUMs:            int(l.GetCpuMs()),
 		WallMs:           int(l.GetWallMs()),
@@ -131,8 +144,8 @@ func LimitsFromProto(l *pb.Limits) sandbox.Limits {
 
 // LimitsToProto converts limits; the zero Limits become nil. A value that
 // does not fit the wire's int32 is an error naming it.
-func LimitsToProto(l sandbox.Limits) (*pb.Limits, error) {
-	if l == (sandbox.Limits{}) {
+func LimitsToProto(l contract.Limits) (*pb.Limits, error) {
+	if l == (contract.Limits{}) {
 		return nil, nil
 	}
 	var errs []error
@@ -162,8 +175,8 @@ func LimitsToProto(l sandbox.Limits) (*pb.Limits, error) {
 
 // EgressFromProto converts an egress policy; a bad address prefix is an
 // error naming it.
-func EgressFromProto(e *pb.EgressPolicy) (sandbox.EgressPolicy, error) {
-	p := sandbox.EgressPolicy{
+func EgressFromProto(e *pb.EgressPolicy) (contract.EgressPolicy, error) {
+	p := contract.EgressPolicy{
 		Schemes:             e.GetSchemes(),
 		Hosts:               e.GetHosts(),
 		Methods:             e.GetMethods(),
@@ -189,7 +202,7 @@ func EgressFromProto(e *pb.EgressPolicy) (sandbox.EgressPolicy, error) {
 }
 
 // EgressToProto converts an egress policy.
-func EgressToProto(p sandbox.EgressPolicy) (*pb.EgressPolicy, error) {
+func EgressToProto(p contract.EgressPolicy) (*pb.EgressPolicy, error) {
 	if p.MaxRequests > math.MaxInt32 || p.TimeoutMs > math.MaxInt32 || p.MaxRedirects > math.MaxInt32 {
 		return nil, errors.New("egress: a value does not fit in 32 bits")
 	}
@@ -216,7 +229,7 @@ func EgressToProto(p sandbox.EgressPolicy) (*pb.EgressPolicy, error) {
 }
 
 // EventToProto converts an event.
-func EventToProto(ev sandbox.Event) *pb.Event {
+func EventToProto(ev contract.Event) *pb.Event {
 	out := &pb.Event{}
 	switch {
 	case ev.Result != nil:
@@ -226,53 +239,58 @@ func EventToProto(ev sandbox.Event) *pb.Event {
 	case ev.Console != nil:
 		out.Kind = &pb.Event_Console{Console: &pb.ConsoleLine{Level: ev.Console.Level, Text: ev.Console.Text}}
 	case ev.DataRequest != nil:
+		params, paramsJSON := answer(ev.DataRequest.Params)
 		out.Kind = &pb.Event_DataRequest{DataRequest: &pb.DataRequest{
-			Id: ev.DataRequest.ID, Method: ev.DataRequest.Method, Params: jsonText(ev.DataRequest.Params),
+			Id: ev.DataRequest.ID, Method: ev.DataRequest.Method, Params: params, ParamsJson: paramsJSON,
 		}}
-	case ev.Kind == sandbox.EventFetch:
-		out.Kind = &pb.Event_Fetch{Fetch: jsonText(ev.Fetch)}
-	case ev.Kind == sandbox.EventStatus:
-		out.Kind = &pb.Event_Status{Status: jsonText(ev.Status)}
+	case ev.Kind == contract.EventFetch:
+		fetch, _ := answer(ev.Fetch) // the host's record: every number fits a double
+		out.Kind = &pb.Event_Fetch{Fetch: fetch}
+	case ev.Kind == contract.EventStatus:
+		status, statusJSON := answer(ev.Status)
+		out.Kind = &pb.Event_Status{Status: status}
+		out.StatusJson = statusJSON
 	}
 	return out
 }
 
 // EventFromProto converts an event; ok is false for an event of no known
 // kind (one a newer server sends).
-func EventFromProto(e *pb.Event) (ev sandbox.Event, ok bool) {
+func EventFromProto(e *pb.Event) (ev contract.Event, ok bool) {
 	switch k := e.GetKind().(type) {
 	case *pb.Event_Status:
-		return sandbox.Event{Kind: sandbox.EventStatus, Status: json.RawMessage(k.Status)}, true
+		return contract.Event{Kind: contract.EventStatus, Status: fromAnswer(k.Status, e.GetStatusJson())}, true
 	case *pb.Event_Console:
-		return sandbox.Event{Kind: sandbox.EventConsole, Console: &sandbox.ConsoleLine{Level: k.Console.GetLevel(), Text: k.Console.GetText()}}, true
+		return contract.Event{Kind: contract.EventConsole, Console: &contract.ConsoleLine{Level: k.Console.GetLevel(), Text: k.Console.GetText()}}, true
 	case *pb.Event_DataRequest:
-		return sandbox.Event{Kind: sandbox.EventDataRequest, DataRequest: &sandbox.DataRequest{
-			ID: k.DataRequest.GetId(), Method: k.DataRequest.GetMethod(), Params: json.RawMessage(k.DataRequest.GetParams()),
+		return contract.Event{Kind: contract.EventDataRequest, DataRequest: &contract.DataRequest{
+			ID: k.DataRequest.GetId(), Method: k.DataRequest.GetMethod(), Params: fromAnswer(k.DataRequest.GetParams(), k.DataRequest.GetParamsJson()),
 		}}, true
 	case *pb.Event_Fetch:
-		return sandbox.Event{Kind: sandbox.EventFetch, Fetch: json.RawMessage(k.Fetch)}, true
+		return contract.Event{Kind: contract.EventFetch, Fetch: FromValue(k.Fetch)}, true
 	case *pb.Event_Result:
 		r := ResultFromProto(k.Result)
-		return sandbox.Event{Kind: sandbox.EventResult, Result: &r}, true
+		return contract.Event{Kind: contract.EventResult, Result: &r}, true
 	case *pb.Event_Error:
-		return sandbox.Event{Kind: sandbox.EventError, Error: ErrorFromProto(k.Error)}, true
+		return contract.Event{Kind: contract.EventError, Error: ErrorFromProto(k.Error)}, true
 	}
-	return sandbox.Event{}, false
+	return contract.Event{}, false
 }
 
 // ResultToProto converts a result.
-func ResultToProto(r sandbox.Result) *pb.Result {
-	return &pb.Result{Value: jsonText(r.Value), Stats: StatsToProto(r.Stats)}
+func ResultToProto(r contract.Result) *pb.Result {
+	v, text := answer(r.Value)
+	return &pb.Result{Value: v, ValueJson: text, Stats: StatsToProto(r.Stats)}
 }
 
 // ResultFromProto converts a result.
-func ResultFromProto(r *pb.Result) sandbox.Result {
-	return sandbox.Result{Value: json.RawMessage(r.GetValue()), Stats: StatsFromProto(r.GetStats())}
+func ResultFromProto(r *pb.Result) contract.Result {
+	return contract.Result{Value: fromAnswer(r.GetValue(), r.GetValueJson()), Stats: StatsFromProto(r.GetStats())}
 }
 
 // ErrorToProto converts a run's error. Only the fields of the contract
 // cross: the cause chain stays on the server.
-func ErrorToProto(e *sandbox.Error) *pb.Error {
+func ErrorToProto(e *contract.Error) *pb.Error {
 	out := &pb.Error{
 		Code:    string(e.Code),
 		Limit:   e.Limit,
@@ -290,25 +308,25 @@ func ErrorToProto(e *sandbox.Error) *pb.Error {
 }
 
 // ErrorFromProto converts a run's error.
-func ErrorFromProto(e *pb.Error) *sandbox.Error {
-	out := &sandbox.Error{
-		Code:    sandbox.Code(e.GetCode()),
+func ErrorFromProto(e *pb.Error) *contract.Error {
+	out := &contract.Error{
+		Code:    contract.Code(e.GetCode()),
 		Limit:   e.GetLimit(),
 		Message: e.GetMessage(),
 		Stack:   e.GetStack(),
 		Stats:   StatsFromProto(e.GetStats()),
 	}
 	if p := e.GetPosition(); p != nil {
-		out.Position = &sandbox.Position{Line: int(p.GetLine()), Column: int(p.GetColumn())}
+		out.Position = &contract.Position{Line: int(p.GetLine()), Column: int(p.GetColumn())}
 	}
 	for _, d := range e.GetDiagnostics() {
-		out.Diagnostics = append(out.Diagnostics, sandbox.Diagnostic{Line: int(d.GetLine()), Column: int(d.GetColumn()), Message: d.GetMessage()})
+		out.Diagnostics = append(out.Diagnostics, contract.Diagnostic{Line: int(d.GetLine()), Column: int(d.GetColumn()), Message: d.GetMessage()})
 	}
 	return out
 }
 
 // StatsToProto converts stats.
-func StatsToProto(s sandbox.Stats) *pb.Stats {
+func StatsToProto(s contract.Stats) *pb.Stats {
 	return &pb.Stats{
 		WallMs:         s.WallMs,
 		CpuMs:          s.CPUMs,
@@ -326,8 +344,8 @@ func StatsToProto(s sandbox.Stats) *pb.Stats {
 }
 
 // StatsFromProto converts stats; nil means zero stats.
-func StatsFromProto(s *pb.Stats) sandbox.Stats {
-	return sandbox.Stats{
+func StatsFromProto(s *pb.Stats) contract.Stats {
+	return contract.Stats{
 		WallMs:         s.GetWallMs(),
 		CPUMs:          s.GetCpuMs(),
 		CodeMs:         s.GetCodeMs(),
@@ -341,14 +359,6 @@ func StatsFromProto(s *pb.Stats) sandbox.Stats {
 		ConsoleDropped: int(s.GetConsoleDropped()),
 		StatusEvents:   int(s.GetStatusEvents()),
 	}
-}
-
-// jsonText returns JSON text, "null" for none.
-func jsonText(b json.RawMessage) string {
-	if len(b) == 0 {
-		return "null"
-	}
-	return string(b)
 }
 
 // clamp32 keeps a counter within int32; the engine's caps keep real

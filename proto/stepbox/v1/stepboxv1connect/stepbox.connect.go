@@ -2,13 +2,37 @@
 // `stepbox serve` over Connect, gRPC and gRPC-Web, and over plain HTTP+JSON
 // (POST /stepbox.v1.StepboxService/Run with Content-Type application/json).
 //
-// JSON values. Every JSON value of the contract (a step's input, its result,
-// status payloads, data request parameters and answers, fetch audit records)
-// travels as a string holding JSON text, in fields whose comment says "JSON
-// text". Why not google.protobuf.Value: it carries numbers as doubles, so an
-// integer above 2^53 or a decimal such as 0.1 written by the caller would not
-// come back byte for byte; a string is lossless and costs an escape in curl.
-// Example (HTTP+JSON): {"code": "return input.a + 1", "input": "{\"a\": 41}"}.
+// JSON values. Every JSON value of the contract (a step's input, its
+// result, status payloads, data request parameters and answers, fetch audit
+// records) is a google.protobuf.Value: over HTTP+JSON it is plain JSON,
+// {"code": "return input.a + 1", "input": {"a": 41}} answering
+// {"result": {"value": 42, ...}}; gRPC callers get structured values.
+//
+// Precision. A Value's numbers are doubles, and its objects are maps (their
+// members come back sorted by key, not in the order written). A Python step
+// may return an integer beyond 2^53 and a caller may send one, so each value
+// that can carry such numbers has a lossless twin, a string field named
+// *_json holding exact JSON text:
+//
+//   - Requests (RunRequest.input/input_json, data/data_json,
+//     DataResponse.value/value_json): set one of the pair, never both (both
+//     is INVALID_ARGUMENT naming the two fields; for a DataResponse the
+//     step's request is rejected). Send *_json to pass numbers exactly.
+//   - Answers (Result.value/value_json, Event.status/status_json,
+//     DataRequest.params/params_json): the Value is always set; the twin is
+//     set too, with the engine's JSON text byte for byte, exactly when that
+//     text holds a number the Value does not carry exactly. The rule: a
+//     number is carried exactly when reading it as the nearest double and
+//     writing that double back in its shortest form (JavaScript's
+//     JSON.stringify, Go's strconv.FormatFloat(f, 'g', -1, 64)) gives the
+//     same number, so 42, 0.1, 1e300 and 9007199254740992 (2^53) are, while
+//     9007199254740993, 12345678901234567890 (most integers beyond 2^53) and
+//     0.1000000000000000055 (more digits than a double keeps) are not. A
+//     number beyond the double's range (above about 1.8e308) is carried in
+//     the Value as a string holding its JSON text. A reader that needs
+//     exact numbers reads *_json when it is set and the Value otherwise.
+//   - Fetch audit records are written by the host and hold only numbers a
+//     double carries: Event.fetch has no twin.
 //
 // Names. Field names are the contract's: protobuf's JSON mapping turns
 // memory_mb into memoryMb, max_data_bytes into maxDataBytes, and so on, the

@@ -1,6 +1,4 @@
-package sandbox
-
-import "github.com/stepbox/stepbox/internal/ipc"
+package contract
 
 // Stats describe a finished run. They come with every terminal event.
 // Durations are milliseconds with a fractional part.
@@ -29,5 +27,3 @@ type Stats struct {
 	// StatusEvents counts reportStatus calls.
 	StatusEvents int `json:"statusEvents"`
 }
-
-func statsFromWire(s ipc.Stats) Stats { return Stats(s) }

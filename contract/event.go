@@ -1,4 +1,4 @@
-package sandbox
+package contract
 
 import "encoding/json"
 
@@ -24,7 +24,7 @@ type Event struct {
 	// Console is one console.log/info/warn/error/debug line.
 	Console *ConsoleLine `json:"console,omitempty"`
 	// DataRequest is a dataProxy.request(method, params) call to answer
-	// with Session.Respond or Session.RespondError.
+	// with the session's Respond or RespondError.
 	DataRequest *DataRequest `json:"dataRequest,omitempty"`
 	// Fetch is the audit summary of one fetch attempt.
 	Fetch json.RawMessage `json:"fetch,omitempty"`
