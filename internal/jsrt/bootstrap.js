@@ -473,9 +473,10 @@
     if (fetchAPI === undefined) fetchAPI = __sbx_api("fetch");
     return fetchAPI;
   }
-  // The web platform's globals (web.js, url.js, crypto.js): most steps
-  // use none of them, and a run pays for a part only when its step first
-  // reads one of its globals.
+  // The web platform's globals (text.js, web.js, url.js, crypto.js): most
+  // steps use none of them, and a run pays for a part only when its step
+  // first reads one of its globals (or another part needs it).
+  function __sbx_textAPI() { return __sbx_api("text"); }
   function __sbx_webAPI() { return __sbx_api("web"); }
   function __sbx_urlAPI() { return __sbx_api("url"); }
   function __sbx_cryptoAPI() { return __sbx_api("crypto"); }
@@ -499,8 +500,10 @@
   __sbx_lazy("Response", __sbx_fetchAPI);
   __sbx_lazy("Request", __sbx_fetchAPI);
   {
-    const web = ["atob", "btoa", "TextEncoder", "TextDecoder", "structuredClone", "DOMException",
-      "Event", "EventTarget", "AbortController", "AbortSignal", "performance", "Blob", "File", "FormData"];
+    const text = ["atob", "btoa", "TextEncoder", "TextDecoder"];
+    for (let i = 0; i < text.length; i++) __sbx_lazy(text[i], __sbx_textAPI);
+    const web = ["structuredClone", "DOMException", "Event", "EventTarget", "AbortController", "AbortSignal",
+      "performance", "Blob", "File", "FormData"];
     for (let i = 0; i < web.length; i++) __sbx_lazy(web[i], __sbx_webAPI);
     __sbx_lazy("URL", __sbx_urlAPI);
     __sbx_lazy("URLSearchParams", __sbx_urlAPI);

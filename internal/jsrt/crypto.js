@@ -8,9 +8,10 @@
 "use strict";
 (function __sbx_cryptoPart(bridge) {
   const { host, ReflectApply, ObjectFreeze, StringCtor, TypeErrorCtor, __sbx_resolved, __sbx_rejected } = bridge;
-  const web = bridge.part("web");
-  const { __sbx_dom: dom, __sbx_view: view, __sbx_bufferSource: bufferSource, __sbx_binary: binary,
-    __sbx_fromBinary: fromBinary } = web;
+  const { __sbx_view: view, __sbx_bufferSource: bufferSource, __sbx_binary: binary,
+    __sbx_fromBinary: fromBinary } = bridge.part("text");
+  // A DOMException is web.js's, loaded when the first one is thrown.
+  function dom(message, name) { return bridge.part("web").__sbx_dom(message, name); }
 
   const HASHES = { __proto__: null, "sha-1": "SHA-1", "sha-256": "SHA-256", "sha-384": "SHA-384", "sha-512": "SHA-512" };
   const HASH_BLOCK = { __proto__: null, "SHA-1": 512, "SHA-256": 512, "SHA-384": 1024, "SHA-512": 1024 };

@@ -435,7 +435,7 @@
       if (this.#used) throw new TypeErrorCtor("Body is unusable: body has already been read");
       this.#used = true;
       const b = this.#body;
-      return b === null ? new Uint8ArrayCtor(0) : typeof b === "string" ? bridge.part("web").__sbx_utf8(b) : b.slice();
+      return b === null ? new Uint8ArrayCtor(0) : typeof b === "string" ? bridge.part("text").__sbx_utf8(b) : b.slice();
     }
     text() { try { return __sbx_resolved(__sbx_utf8decode(this.#bytes())); } catch (e) { return __sbx_rejected(e); } }
     json() { try { return __sbx_resolved(JSONparse(__sbx_utf8decode(this.#bytes()))); } catch (e) { return __sbx_rejected(e); } }

@@ -33,6 +33,9 @@ var fetchSource string
 //go:embed modules.js
 var modulesSource string
 
+//go:embed text.js
+var textSource string
+
 //go:embed web.js
 var webSource string
 
@@ -46,7 +49,7 @@ var cryptoSource string
 // first uses them (bootstrap.js, loadPart), by name.
 var partSources = map[string]string{
 	"fetch": fetchSource, "modules": modulesSource,
-	"web": webSource, "url": urlSource, "crypto": cryptoSource,
+	"text": textSource, "web": webSource, "url": urlSource, "crypto": cryptoSource,
 }
 
 // bundle is the bootstrap's bytecode: the part every VM evaluates, and
@@ -506,12 +509,20 @@ func (m *machine) part(name string) quickjs.Value {
 	if err != nil || code.parts[name] == nil {
 		return quickjs.UndefinedValue
 	}
+	if partLoaded != nil {
+		partLoaded(name)
+	}
 	v, err := m.vm.EvalBytecodeValue(code.parts[name])
 	if err != nil {
 		return quickjs.UndefinedValue
 	}
 	return v
 }
+
+// partLoaded, if set, is told the name of each part a VM evaluates: the
+// tests' view of which parts a step's first use of a global loads. Set
+// it only while no VM runs.
+var partLoaded func(name string)
 
 func (m *machine) close() {
 	m.dispatch.Free()

@@ -7,8 +7,8 @@
 "use strict";
 (function __sbx_urlPart(bridge) {
   const { host, ReflectApply, ObjectFreeze, StringCtor, TypeErrorCtor, SymbolIterator } = bridge;
-  const web = bridge.part("web");
-  const utf8 = web.__sbx_utf8, utf8decode = web.__sbx_utf8decode;
+  const text = bridge.part("text");
+  const utf8 = text.__sbx_utf8, utf8decode = text.__sbx_utf8decode;
 
   const SPECIAL = { __proto__: null, ftp: 21, file: null, http: 80, https: 443, ws: 80, wss: 443 };
   const HEXU = "0123456789ABCDEF";

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -192,5 +194,48 @@ const labels = ["latin2", "utf-16le", "nope"].map((l) => { try { return new Text
 return [phase, exported, labels]`, testLimits, nil)
 	if ev.Error != nil || string(ev.Result.Value) != `[2,"InvalidAccessError 15",["RangeError","RangeError","RangeError"]]` {
 		t.Fatalf("got %+v %+v", ev.Result, ev.Error)
+	}
+}
+
+// TestWebPartsOnFirstUse: a run loads no web part until its step reads a
+// web global, and then the parts that global needs and no others: base64
+// and the text codecs are a small part of their own, a DOMException (web.js)
+// comes when one is thrown.
+func TestWebPartsOnFirstUse(t *testing.T) {
+	var mu sync.Mutex
+	var loaded []string
+	partLoaded = func(name string) {
+		mu.Lock()
+		defer mu.Unlock()
+		loaded = append(loaded, name)
+	}
+	rt := newRT(t)
+	t.Cleanup(func() { rt.Close(); partLoaded = nil })
+	for _, c := range []struct{ code, want, parts string }{
+		{`return 1`, `1`, ``},
+		{`return [typeof setTimeout, typeof console.log, typeof dataProxy]`, `["function","function","object"]`, ``},
+		{`return btoa("user:pass")`, `"dXNlcjpwYXNz"`, `text`},
+		{`return atob(btoa("a")) + new TextDecoder().decode(new TextEncoder().encode("b"))`, `"ab"`, `text`},
+		{`try { atob("*") } catch (e) { return e instanceof DOMException && e.name }`, `"InvalidCharacterError"`, `text web`},
+		{`return new URL("http://a/b").href`, `"http://a/b"`, `text url`},
+		{`return crypto.randomUUID().length`, `36`, `crypto text`},
+		{`try { crypto.getRandomValues(new Uint8Array(1 << 17)) } catch (e) { return e.name }`, `"QuotaExceededError"`, `crypto text web`},
+		{`return typeof structuredClone`, `"function"`, `text web`},
+		{`return new Headers({ a: "1" }).get("a")`, `"1"`, `fetch`},
+	} {
+		mu.Lock()
+		loaded = nil
+		mu.Unlock()
+		ev := runStep(t, rt, c.code, testLimits, nil)
+		got := `null`
+		if ev.Result != nil {
+			got = string(ev.Result.Value)
+		}
+		mu.Lock()
+		parts := slices.Sorted(slices.Values(loaded))
+		mu.Unlock()
+		if got != c.want || strings.Join(parts, " ") != c.parts {
+			t.Errorf("%s: got %s with parts %q (error %+v), want %s with parts %q", c.code, got, parts, ev.Error, c.want, c.parts)
+		}
 	}
 }
