@@ -2,8 +2,8 @@
 // from bytecode compiled by Stepbox itself. It captures the built-ins it relies
 // on, removes the raw host entry points from the global object, installs the
 // guest API (input, dataProxy, reportStatus, console, timers; fetch from its
-// own part, fetch.js, and the web platform's globals from web.js, url.js
-// and crypto.js, on first use; duckdb and glpk from modules.js) and
+// own part, fetch.js, and the web platform's globals from text.js, web.js,
+// url.js and crypto.js, on first use; duckdb and glpk from modules.js) and
 // evaluates to the dispatch function
 // the host drives the run with. The module
 // objects (duckdb, glpk) and the package table are built only for a run
