@@ -2,7 +2,9 @@
 // from bytecode compiled by Stepbox itself. It captures the built-ins it relies
 // on, removes the raw host entry points from the global object, installs the
 // guest API (input, dataProxy, reportStatus, console, timers; fetch from its
-// own part, fetch.js, on first use; duckdb and glpk from modules.js) and evaluates to the dispatch function
+// own part, fetch.js, and the web platform's globals from text.js, web.js,
+// url.js and crypto.js, on first use; duckdb and glpk from modules.js) and
+// evaluates to the dispatch function
 // the host drives the run with. The module
 // objects (duckdb, glpk) and the package table are built only for a run
 // that asks for them, and become its globals.
@@ -426,6 +428,7 @@
   delete global.__sbx_part;
   let fetchAPI; // fetch.js's globals, once loaded
   let modulesAPI; // modules.js's objects, once loaded
+  const loaded = { __proto__: null }; // part name -> its objects, once loaded
 
   let bridge; // what the parts may use of the boot's, made for the first part loaded
 
@@ -453,15 +456,30 @@
         DataViewByteOffset: DataViewByteOffset, DataViewByteLength: DataViewByteLength,
         KIND_MODULE: KIND_MODULE, AS_IS: AS_IS, AS_UNDEFINED: AS_UNDEFINED,
         AS_DATABASE: AS_DATABASE, AS_ROWS: AS_ROWS, readRows: readRows, __sbx_json: __sbx_json, ErrorCtor: ErrorCtor,
-        SymbolCtor: SymbolCtor,
+        SymbolCtor: SymbolCtor, mapDelete: mapDelete, part: __sbx_api,
+        loadedPart: function __sbx_loadedPart(name) { return loaded[name]; },
+        setTimer: __sbx_setTimer, clearTimer: __sbx_clearTimer,
       });
     }
     return make(bridge);
   }
+  // __sbx_api returns the named part's objects, loading it first if need be.
+  function __sbx_api(name) {
+    let api = loaded[name];
+    if (api === undefined) api = loaded[name] = __sbx_partOf(name);
+    return api;
+  }
   function __sbx_fetchAPI() {
-    if (fetchAPI === undefined) fetchAPI = __sbx_partOf("fetch");
+    if (fetchAPI === undefined) fetchAPI = __sbx_api("fetch");
     return fetchAPI;
   }
+  // The web platform's globals (text.js, web.js, url.js, crypto.js): most
+  // steps use none of them, and a run pays for a part only when its step
+  // first reads one of its globals (or another part needs it).
+  function __sbx_textAPI() { return __sbx_api("text"); }
+  function __sbx_webAPI() { return __sbx_api("web"); }
+  function __sbx_urlAPI() { return __sbx_api("url"); }
+  function __sbx_cryptoAPI() { return __sbx_api("crypto"); }
 
   function __sbx_settle(name, value) {
     ObjectDefineProperty(global, name, { __proto__: null, value: value, writable: true, configurable: true, enumerable: false });
@@ -480,7 +498,20 @@
   __sbx_lazy("fetch", __sbx_fetchAPI);
   __sbx_lazy("Headers", __sbx_fetchAPI);
   __sbx_lazy("Response", __sbx_fetchAPI);
-  __sbx_lazy("AbortSignal", __sbx_fetchAPI);
+  __sbx_lazy("Request", __sbx_fetchAPI);
+  {
+    const text = ["atob", "btoa", "TextEncoder", "TextDecoder"];
+    for (let i = 0; i < text.length; i++) __sbx_lazy(text[i], __sbx_textAPI);
+    const web = ["structuredClone", "DOMException", "Event", "EventTarget", "AbortController", "AbortSignal",
+      "performance", "Blob", "File", "FormData"];
+    for (let i = 0; i < web.length; i++) __sbx_lazy(web[i], __sbx_webAPI);
+    __sbx_lazy("URL", __sbx_urlAPI);
+    __sbx_lazy("URLSearchParams", __sbx_urlAPI);
+    __sbx_lazy("crypto", __sbx_cryptoAPI);
+    __sbx_lazy("Crypto", __sbx_cryptoAPI);
+    __sbx_lazy("CryptoKey", __sbx_cryptoAPI);
+    __sbx_lazy("SubtleCrypto", __sbx_cryptoAPI);
+  }
 
   // Intl (intl.js, over Go host functions) is loaded the first time a step
   // reads the Intl global or calls one of the locale methods ECMA-402

@@ -1,5 +1,5 @@
 // Stepbox guest bootstrap, part two: the fetch API (fetch, Headers,
-// Response, AbortSignal), relayed to the host's FetchProxy. It is most of
+// Response, Request; AbortSignal is web.js's), relayed to the host's FetchProxy. It is most of
 // the guest API's code and few steps use it, so a VM reads it only when a
 // step first reads one of its globals (bootstrap.js, __sbx_fetchAPI), from
 // bytecode compiled by Stepbox itself like the bootstrap's.
@@ -19,7 +19,7 @@
     TypeErrorCtor, MapSize, MapForEach, Uint8ArrayCtor, ArrayBufferIsView,
     ArrayBufferByteLength, SymbolIterator, TypedArrayLength, TypedArrayBuffer,
     TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer,
-    DataViewByteOffset, DataViewByteLength,
+    DataViewByteOffset, DataViewByteLength, mapDelete, loadedPart,
   } = bridge;
 
 
@@ -279,10 +279,6 @@
     }
   }
 
-  const AbortSignalObj = {
-    timeout: function timeout(ms) { return ObjectFreeze({ aborted: false, __sbx_timeoutMs: +ms }); },
-  };
-
   const NO_INIT = ObjectFreeze({ __proto__: null });
 
   // __sbx_formText returns the text of a URLSearchParams-like body: its
@@ -300,52 +296,174 @@
     return undefined;
   }
 
-  function __sbx_fetchRequest(input, init) {
+  // __sbx_body returns a body as [text] or [bytes, its Blob's type], or
+  // undefined if it is none of the kinds fetch sends: a string, an
+  // ArrayBuffer, a typed array or DataView, a Blob (web.js's), a
+  // URLSearchParams-like form (its own toString).
+  function __sbx_body(body) {
+    let text;
+    if (typeof body === "string") return [body];
+    if (__sbx_is(ArrayBufferByteLength, body)) return [new Uint8ArrayCtor(body)];
+    if (ArrayBufferIsView(body)) return [__sbx_viewBytes(body)];
+    const web = loadedPart("web"); // a Blob exists only once web.js is loaded
+    const blob = web === undefined ? undefined : web.__sbx_blobBytes(body);
+    if (blob !== undefined) return [blob, body.type];
+    if (typeof body === "object" && (text = __sbx_formText(body)) !== undefined) return [text];
+    return undefined;
+  }
+  const BODY_KINDS = "a string, an ArrayBuffer, a typed array, a Blob or a URLSearchParams (use JSON.stringify for JSON)";
+
+  // __sbx_signal is what fetch knows of init.signal: undefined, or
+  // web.js's view of an AbortSignal ({ aborted, reason, timeoutMs }).
+  function __sbx_signal(signal) {
+    if (signal === undefined || signal === null) return undefined;
+    const web = loadedPart("web"); // an AbortSignal exists only once web.js is loaded
+    const info = web === undefined ? undefined : web.__sbx_signalInfo(signal);
+    if (info === undefined) throw new TypeErrorCtor("fetch: signal must be an AbortSignal");
+    return info;
+  }
+
+  function __sbx_fetchRequest(input, init, info) {
     if (init === undefined || init === null) init = NO_INIT;
-    const url = typeof input === "string" ? input : input && typeof input.url === "string" ? input.url : StringCtor(input);
-    const req = { __proto__: null, url: url, method: init.method === undefined ? "GET" : StringCtor(init.method) };
+    const r = __sbx_requestOf(input); // a Request's own, or undefined
+    const url = r !== undefined ? r.url : typeof input === "string" ? input : input && typeof input.url === "string" ? input.url : StringCtor(input);
+    const method = init.method !== undefined ? StringCtor(init.method) : r !== undefined ? r.method : "GET";
+    const req = { __proto__: null, url: url, method: method };
     if (init.headers !== undefined && init.headers !== null) {
       req.headers = headerPairs(new Headers(init.headers));
+    } else if (r !== undefined) {
+      req.headers = headerPairs(r.headers);
     }
-    const body = init.body;
+    let body = init.body === undefined && r !== undefined ? r.body : init.body;
     if (body !== undefined && body !== null) {
-      let text;
-      if (typeof body === "string") {
-        req.body = body;
-      } else if (__sbx_is(ArrayBufferByteLength, body)) {
-        req.body = __sbx_b64encode(new Uint8ArrayCtor(body)); req.bodyEncoding = "base64";
-      } else if (ArrayBufferIsView(body)) {
-        req.body = __sbx_b64encode(__sbx_viewBytes(body)); req.bodyEncoding = "base64";
-      } else if (typeof body === "object" && (text = __sbx_formText(body)) !== undefined) {
-        req.body = text; // a URLSearchParams-like form
-      } else {
-        throw new TypeErrorCtor("fetch: body must be a string, an ArrayBuffer or a typed array (use JSON.stringify for JSON)");
-      }
+      const b = __sbx_body(body);
+      if (b === undefined) throw new TypeErrorCtor("fetch: body must be " + BODY_KINDS);
+      if (typeof b[0] === "string") req.body = b[0];
+      else { req.body = __sbx_b64encode(b[0]); req.bodyEncoding = "base64"; }
     }
     if (init.timeoutMs !== undefined) req.timeoutMs = +init.timeoutMs | 0;
-    if (init.signal && init.signal.__sbx_timeoutMs !== undefined) req.timeoutMs = init.signal.__sbx_timeoutMs | 0;
-    if (init.redirect !== undefined) req.redirect = StringCtor(init.redirect);
+    if (info !== undefined && info.timeoutMs !== undefined) req.timeoutMs = info.timeoutMs | 0;
+    const redirect = init.redirect !== undefined ? init.redirect : r !== undefined && r.redirect !== "follow" ? r.redirect : undefined;
+    if (redirect !== undefined) req.redirect = StringCtor(redirect);
     return JSONstringify(req);
   }
 
   function __sbx_fetch(input, init) {
-    let text;
+    let text, signal, info;
     try {
-      text = __sbx_fetchRequest(input, init);
+      const r = __sbx_requestOf(input);
+      signal = init !== undefined && init !== null && init.signal !== undefined ? init.signal : r !== undefined ? r.signal : undefined;
+      info = __sbx_signal(signal);
+      if (info !== undefined && info.aborted) return __sbx_rejected(info.reason);
+      text = __sbx_fetchRequest(input, init, info);
     } catch (e) {
       return __sbx_rejected(e);
     }
     const id = host("fetch", text);
     return new PromiseCtor(function __sbx_pendingFetch(resolve, reject) {
       mapSet(pending, id, [resolve, reject, KIND_FETCH]);
+      if (info !== undefined) {
+        // Aborted before the reply: the promise rejects with the reason,
+        // and the reply, when it comes, finds nothing pending.
+        loadedPart("web").__sbx_onAbort(signal, function __sbx_fetchAborted(reason) {
+          mapDelete(pending, id);
+          reject(reason);
+        });
+      }
     });
   }
+
+  // ---- Request --------------------------------------------------------------
+
+  const METHODS = { __proto__: null, delete: "DELETE", get: "GET", head: "HEAD", options: "OPTIONS", post: "POST", put: "PUT", patch: "PATCH" };
+  let requestOf;
+  class Request {
+    #url; #method; #headers; #body = null; #bodyType = ""; #signal; #redirect; #used = false;
+    constructor(input, init = undefined) {
+      if (init === undefined || init === null) init = NO_INIT;
+      const web = bridge.part("web");
+      const from = input !== null && typeof input === "object" && #url in input ? input : undefined;
+      if (from !== undefined) {
+        this.#url = from.#url; this.#method = from.#method; this.#body = from.#body; this.#bodyType = from.#bodyType;
+        this.#redirect = from.#redirect; this.#signal = from.#signal;
+        this.#headers = new Headers(from.#headers);
+      } else {
+        const URLCtor = bridge.part("url").URL;
+        let u;
+        try { u = new URLCtor(StringCtor(input)); } catch (_) { throw new TypeErrorCtor("Request: invalid URL: " + StringCtor(input)); }
+        if (u.username !== "" || u.password !== "") throw new TypeErrorCtor("Request: the URL must not carry credentials: " + u.href);
+        this.#url = u.href; this.#method = "GET"; this.#redirect = "follow";
+        this.#signal = new web.AbortController().signal;
+        this.#headers = new Headers();
+      }
+      if (init.method !== undefined) {
+        const m = StringCtor(init.method);
+        if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(m)) throw new TypeErrorCtor("Request: '" + m + "' is not a valid HTTP method");
+        const l = __sbx_lower(m);
+        if (l === "connect" || l === "trace" || l === "track") throw new TypeErrorCtor("Request: '" + m + "' HTTP method is unsupported");
+        this.#method = l in METHODS && l !== "patch" ? METHODS[l] : m;
+      }
+      if (init.headers !== undefined && init.headers !== null) this.#headers = new Headers(init.headers);
+      if (init.redirect !== undefined) {
+        const r = StringCtor(init.redirect);
+        if (r !== "follow" && r !== "manual" && r !== "error") throw new TypeErrorCtor("Request: redirect must be follow, manual or error");
+        this.#redirect = r;
+      }
+      if (init.signal !== undefined && init.signal !== null) {
+        if (web.__sbx_signalInfo(init.signal) === undefined) throw new TypeErrorCtor("Request: signal must be an AbortSignal");
+        this.#signal = init.signal;
+      }
+      if (init.body !== undefined && init.body !== null) {
+        if (this.#method === "GET" || this.#method === "HEAD") throw new TypeErrorCtor("Request with GET/HEAD method cannot have body.");
+        const b = __sbx_body(init.body);
+        if (b === undefined) throw new TypeErrorCtor("Request: body must be " + BODY_KINDS);
+        this.#body = typeof b[0] === "string" ? b[0] : b[0].slice();
+        let type = b.length > 1 ? b[1] : typeof init.body === "string" ? "text/plain;charset=UTF-8" : "";
+        if (typeof b[0] === "string" && typeof init.body !== "string") type = "application/x-www-form-urlencoded;charset=UTF-8";
+        if (type !== "" && !this.#headers.has("content-type")) this.#headers.set("content-type", type);
+      } else if (from !== undefined && init.body === null) {
+        this.#body = null;
+      }
+    }
+    get url() { return this.#url; }
+    get method() { return this.#method; }
+    get headers() { return this.#headers; }
+    get signal() { return this.#signal; }
+    get redirect() { return this.#redirect; }
+    get bodyUsed() { return this.#used; }
+    #bytes() {
+      if (this.#used) throw new TypeErrorCtor("Body is unusable: body has already been read");
+      this.#used = true;
+      const b = this.#body;
+      return b === null ? new Uint8ArrayCtor(0) : typeof b === "string" ? bridge.part("text").__sbx_utf8(b) : b.slice();
+    }
+    text() { try { return __sbx_resolved(__sbx_utf8decode(this.#bytes())); } catch (e) { return __sbx_rejected(e); } }
+    json() { try { return __sbx_resolved(JSONparse(__sbx_utf8decode(this.#bytes()))); } catch (e) { return __sbx_rejected(e); } }
+    arrayBuffer() { try { return __sbx_resolved(ReflectApply(TypedArrayBuffer, this.#bytes(), [])); } catch (e) { return __sbx_rejected(e); } }
+    blob() {
+      try {
+        const b = this.#bytes();
+        return __sbx_resolved(new (bridge.part("web").Blob)([b], { type: this.#headers.get("content-type") || "" }));
+      } catch (e) { return __sbx_rejected(e); }
+    }
+    clone() {
+      if (this.#used) throw new TypeErrorCtor("Request.clone: the body has already been read");
+      return new Request(this);
+    }
+    static {
+      requestOf = function __sbx_requestOf(v) {
+        if (v === null || typeof v !== "object" || !(#url in v)) return undefined;
+        return { __proto__: null, url: v.#url, method: v.#method, headers: v.#headers, body: v.#body, signal: v.#signal, redirect: v.#redirect };
+      };
+    }
+  }
+  function __sbx_requestOf(v) { return requestOf(v); }
 
   return ObjectFreeze({
     __proto__: null,
     fetch: function fetch(input, init) { return __sbx_fetch(input, init); },
     Headers: Headers,
     Response: Response,
-    AbortSignal: AbortSignalObj,
+    Request: Request,
   });
 })

@@ -202,7 +202,7 @@ const used = {};
 
 $phase = "request";
 $own = false;
-const echoed = await $mine(dataProxy.request("echo", { a: [1, { b: "x" }], n: null }));
+const echoed = await $mine(dataProxy.request("echo", { a: [1, { b: "x" }], n: null, big: 7n }));
 $own = true;
 used.request = echoed;
 
@@ -215,10 +215,11 @@ used.refused = refused.message;
 
 $phase = "bad requests";
 const circular = { name: "c" }; circular.self = circular;
+let deep = []; for (let i = 0; i < 100000; i++) deep = [deep];
 let bad1, bad2, bad3;
 $own = false;
 try { await $mine(dataProxy.request(1)); } catch (e) { bad1 = e; }
-try { await $mine(dataProxy.request("x", () => 1n)); } catch (e) { bad2 = e; }
+try { await $mine(dataProxy.request("x", deep)); } catch (e) { bad2 = e; }
 try { await $mine(dataProxy.request("x", circular)); } catch (e) { bad3 = e; }
 $own = true;
 used.bad = [bad1.message, bad2.message, bad3.message];
@@ -295,11 +296,12 @@ const view = new DataView(new Uint8Array([1, 2, 3, 4]).buffer, 1, 2);
 class Form { toString() { $own = true; const s = "a=1&b=2"; $own = false; return s; } }
 const form = new Form();
 const buffer = bytes.buffer;
+const signal = AbortSignal.timeout(300); // web.js's, library code the step uses: made by the step
 let fetchErr, bodyErr, usedErr;
 $own = false;
 const r1 = await $mine(fetch("https://api.test/json", { method: "POST", headers: h1, body: "hi", redirect: "manual", timeoutMs: 500 }));
 const j1 = await $mine(r1.json());
-const r2 = await $mine(fetch("https://api.test/binary", { headers: [["A", "1"]], body: bytes, signal: AbortSignal.timeout(300) }));
+const r2 = await $mine(fetch("https://api.test/binary", { headers: [["A", "1"]], body: bytes, signal }));
 const b2 = await $mine(r2.arrayBuffer());
 const r3 = await $mine(fetch("https://api.test/binary", { body: buffer }));
 const t3 = await $mine(r3.text());
@@ -457,14 +459,14 @@ func TestBridgeIgnoresReplacedBuiltins(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{
-		"request": `{"a":[1,{"b":"x"}],"n":null}`,
+		"request": `{"a":[1,{"b":"x"}],"n":null,"big":7}`,
 		"refused": `"refused by the host"`,
-		"bad": `["dataProxy.request: method must be a string","dataProxy.request params is not JSON-serializable: function",` +
+		"bad": `["dataProxy.request: method must be a string","dataProxy.request params is not JSON-serializable: nested too deeply",` +
 			`"dataProxy.request params is not JSON-serializable: circular reference"]`,
 		"timers":  `[3,true,true,false]`,
 		"headers": `["5|false|1, 2|6|null","x-b=3;x-c=4;x-a:1, 2;x-b;x-c;3;4;m;"]`,
 		"fetch": `["201 Created true https://api.test/json false true 1, 2",{"ok":[true]},3,255,"hi` + "\ufffd" + `",11,"héllo 😀",` +
-			`"fetch failed: blocked by egress policy: test","fetch: body must be a string, an ArrayBuffer or a typed array (use JSON.stringify for JSON)",` +
+			`"fetch failed: blocked by egress policy: test","fetch: body must be a string, an ArrayBuffer, a typed array, a Blob or a URLSearchParams (use JSON.stringify for JSON)",` +
 			`"Body is unusable: body has already been read"]`,
 		"duckdb":  `[[{"s":3,"p":42,"big":"7","b":1,"g":5}],true,"db.query: the SQL must be a string"]`,
 		"glpk":    `[3,"glpk.solve: the model must be an object or its JSON text"]`,
@@ -492,7 +494,7 @@ func TestBridgeIgnoresReplacedBuiltins(t *testing.T) {
 	if got, want := strings.Join(statuses, " "), `{"p":50,"list":[1,"two",{"three":3}]} null`; got != want {
 		t.Errorf("status %s, want %s", got, want)
 	}
-	if got, want := strings.Join(params, " "), `echo {"a":[1,{"b":"x"}],"n":null} fail 1`; got != want {
+	if got, want := strings.Join(params, " "), `echo {"a":[1,{"b":"x"}],"n":null,"big":7} fail 1`; got != want {
 		t.Errorf("params %s, want %s", got, want)
 	}
 	wantFetches := []string{
@@ -660,7 +662,7 @@ func TestBridgeFailuresIgnoreReplacedBuiltins(t *testing.T) {
 		{"a thrown object", `const o = { a: [1, { b: 2 }], c: new Map([[1, 2]]) }; $own = false; throw o`, ipc.CodeRuntime, "Uncaught { a: [ 1, { b: 2 } ], c: Map(1) [ [ 1, 2 ] ] }"},
 		{"a thrown Error, later", `const p = $mine(new $Promise(r => { $own = false; setTimeout(r, 1); $own = true })); $own = false; await p; $own = true; const e = new RangeError("late"); $own = false; throw e`, ipc.CodeRuntime, "RangeError: late"},
 		{"a throw in a timer", `const e = new Error("in timer"), p = $mine(new $Promise(() => {})); $own = false; setTimeout(() => { throw e }, 1); await p`, ipc.CodeRuntime, "Error: in timer"},
-		{"a result that is not JSON", `const a = [1n]; a[1] = a; $own = false; return a`, ipc.CodeRuntime, "TypeError: the result is not JSON-serializable"},
+		{"a result that is not JSON", `let d = []; for (let i = 0; i < 100000; i++) d = [d]; $own = false; return d`, ipc.CodeRuntime, "TypeError: the result is not JSON-serializable: nested too deeply"},
 		{"a cyclic result", `const a = {}; a.a = a; $own = false; return a`, ipc.CodeRuntime, "TypeError: the result is not JSON-serializable: circular reference"},
 		{"a result past maxResultBytes", `const s = "x".repeat(2 << 20); $own = false; return s`, ipc.CodeLimitExceeded, "the result is"},
 		{"an abort", `$own = false; dataProxy.request("abort"); while (true) {}`, ipc.CodeAborted, "the run was aborted"},

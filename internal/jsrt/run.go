@@ -593,6 +593,8 @@ func (rn *run) host(args []any) (any, error) {
 			delete(rn.timers, id)
 		}
 		return nil, nil
+	case "web":
+		return rn.webCall(args)
 	case "duckdb.open", "duckdb.load", "duckdb.query", "duckdb.exec", "duckdb.close", "glpk.solve", "glpk.write":
 		return rn.moduleCall(op, args)
 	case "done":

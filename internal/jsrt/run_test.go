@@ -71,7 +71,7 @@ func TestBasics(t *testing.T) {
 		{name: "throw", code: "throw new TypeError('bad')", code2: "RUNTIME"},
 		{name: "syntax", code: "return 1 +", code2: "VALIDATION"},
 		{name: "cycle", code: "const a = {}; a.a = a; return a", code2: "RUNTIME"},
-		{name: "bigint", code: "return [1n, 2n ** 70n]", want: "[1,1180591620717411303424]"},
+		{name: "bigint", code: "return [1n, 2n ** 64n]", want: "[1,18446744073709551616]"},
 		{name: "bigint in a cycle", code: "const a = [1n]; a.push(a); return a", code2: "RUNTIME"},
 		{name: "function", code: "return () => 1", code2: "RUNTIME"},
 		{name: "never", code: "await new Promise(() => {})", code2: "RUNTIME"},

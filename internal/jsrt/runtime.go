@@ -35,12 +35,28 @@ var fetchSource string
 //go:embed modules.js
 var modulesSource string
 
+//go:embed text.js
+var textSource string
+
+//go:embed web.js
+var webSource string
+
+//go:embed url.js
+var urlSource string
+
+//go:embed crypto.js
+var cryptoSource string
+
 // partSources are the parts of the guest API a VM evaluates when a step
 // first uses them (bootstrap.js, loadPart), by name.
 var partSources = map[string]string{
 	"fetch":   fetchSource,
 	"modules": strings.Replace(modulesSource, "__SBX_GLPK_VERSION__", strconv.Quote(glpk.Version()), 1),
 	"intl":    intlSource,
+	"text":    textSource,
+	"web":     webSource,
+	"url":     urlSource,
+	"crypto":  cryptoSource,
 }
 
 // bundle is the bootstrap's bytecode: the part every VM evaluates, and
@@ -500,6 +516,9 @@ func (m *machine) part(name string) quickjs.Value {
 	if err != nil || code.parts[name] == nil {
 		return quickjs.UndefinedValue
 	}
+	if partLoaded != nil {
+		partLoaded(name)
+	}
 	if name == "intl" {
 		if err := m.loadIntl(); err != nil {
 			return quickjs.UndefinedValue
@@ -511,6 +530,11 @@ func (m *machine) part(name string) quickjs.Value {
 	}
 	return v
 }
+
+// partLoaded, if set, is told the name of each part a VM evaluates: the
+// tests' view of which parts a step's first use of a global loads. Set
+// it only while no VM runs.
+var partLoaded func(name string)
 
 func (m *machine) close() {
 	m.dispatch.Free()

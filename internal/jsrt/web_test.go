@@ -1,0 +1,241 @@
+package jsrt
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestWebGolden: the web globals give what Node gives for the table in
+// testdata/web/cases.js (URL parsing, TextDecoder on invalid sequences,
+// base64, structuredClone, digests, HMAC, AES-GCM...), whose output under
+// Node is golden.json (gen.sh makes it).
+func TestWebGolden(t *testing.T) {
+	cases, err := os.ReadFile("testdata/web/cases.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := os.ReadFile("testdata/web/golden.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := newRT(t)
+	ev := runStep(t, rt, string(cases)+"\nreturn await run();", testLimits, nil)
+	if ev.Error != nil {
+		t.Fatalf("the table failed: %+v", ev.Error)
+	}
+	var want, got map[string]any
+	if err := json.Unmarshal(golden, &want); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(ev.Result.Value, &got); err != nil {
+		t.Fatal(err)
+	}
+	for key, w := range want {
+		g, ok := got[key]
+		if !ok {
+			t.Errorf("%s: missing", key)
+			continue
+		}
+		if reflect.DeepEqual(g, w) {
+			continue
+		}
+		wl, wok := w.([]any)
+		gl, gok := g.([]any)
+		if !wok || !gok || len(wl) != len(gl) {
+			t.Errorf("%s:\n got %s\nwant %s", key, show(g), show(w))
+			continue
+		}
+		for i := range wl {
+			if !reflect.DeepEqual(gl[i], wl[i]) {
+				t.Errorf("%s[%d]:\n got %s\nwant %s", key, i, show(gl[i]), show(wl[i]))
+			}
+		}
+	}
+	for key := range got {
+		if _, ok := want[key]; !ok {
+			t.Errorf("%s: not in golden.json (run testdata/web/gen.sh)", key)
+		}
+	}
+}
+
+func show(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// TestWebGlobals: every web global is there, of the right type, and none is
+// enumerable (as the built-ins are not).
+func TestWebGlobals(t *testing.T) {
+	rt := newRT(t)
+	want := map[string]string{
+		"atob": "function", "btoa": "function", "TextEncoder": "function", "TextDecoder": "function",
+		"structuredClone": "function", "DOMException": "function", "Event": "function", "EventTarget": "function",
+		"AbortController": "function", "AbortSignal": "function", "performance": "object", "Blob": "function",
+		"File": "function", "FormData": "function", "URL": "function", "URLSearchParams": "function",
+		"crypto": "object", "Crypto": "function", "CryptoKey": "function", "SubtleCrypto": "function",
+		"fetch": "function", "Headers": "function", "Response": "function", "Request": "function",
+		"crypto.subtle": "object", "crypto.getRandomValues": "function", "crypto.randomUUID": "function",
+		"crypto.subtle.digest": "function", "crypto.subtle.importKey": "function", "crypto.subtle.sign": "function",
+		"crypto.subtle.verify": "function", "crypto.subtle.encrypt": "function", "crypto.subtle.decrypt": "function",
+		"performance.now": "function", "AbortSignal.timeout": "function", "AbortSignal.any": "function",
+		"URL.canParse": "function",
+	}
+	var names []string
+	for k := range want {
+		names = append(names, k)
+	}
+	code := `const names = ` + show(names) + `;
+const out = {};
+for (const n of names) out[n] = typeof n.split(".").reduce((o, k) => o[k], globalThis);
+out.enumerable = Object.keys(globalThis).filter((k) => names.includes(k));
+return out`
+	ev := runStep(t, rt, code, testLimits, nil)
+	if ev.Error != nil {
+		t.Fatalf("%+v", ev.Error)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(ev.Result.Value, &got); err != nil {
+		t.Fatal(err)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("typeof %s = %v, want %s", k, got[k], w)
+		}
+	}
+	if e, _ := got["enumerable"].([]any); len(e) > 0 {
+		t.Errorf("enumerable globals: %v", e)
+	}
+}
+
+// TestWebIsolation: a step that breaks a web global's prototype, or
+// replaces the built-ins before the web parts load, breaks only what it
+// broke: the other globals and the bridge still work.
+func TestWebIsolation(t *testing.T) {
+	rt := newRT(t)
+	for _, c := range []struct{ name, code, want string }{
+		{"a broken prototype", `
+TextEncoder.prototype.encode = () => { throw new Error("mine") };
+Object.defineProperty(globalThis, "TextDecoder", { value: 1 });
+const h = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", new Uint8Array([97]))).slice(0, 2));
+return [btoa("hi"), new URL("http://a/b").href, h, new Headers({ A: "1" }).get("a")]`,
+			`["aGk=","http://a/b",[202,151],"1"]`},
+		{"the step's own globals first", `globalThis.URL = "mine"; atob = 5; return [URL, atob, typeof btoa, typeof URLSearchParams]`,
+			`["mine",5,"function","function"]`},
+		{"frozen global object", `Object.freeze(globalThis); return [btoa("a"), typeof crypto.randomUUID(), new URL("x:y").protocol]`,
+			`["YQ==","string","x:"]`},
+		{"tampered built-ins before the load", `
+Reflect.apply = () => { throw new Error("tampered apply") };
+Object.freeze = () => { throw new Error("tampered freeze") };
+String.fromCharCode = () => "tampered";
+const sig = await crypto.subtle.sign("HMAC",
+  await crypto.subtle.importKey("raw", new Uint8Array([1]), { name: "HMAC", hash: "SHA-1" }, false, ["sign"]), new Uint8Array(0));
+return new Uint8Array(sig).length`, `20`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ev := runStep(t, rt, c.code, testLimits, nil)
+			if ev.Error != nil || string(ev.Result.Value) != c.want {
+				t.Fatalf("got %+v %+v, want %s", ev.Result, ev.Error, c.want)
+			}
+		})
+	}
+}
+
+// TestWebFetchSignal: fetch takes web.js's AbortSignal: one aborted before
+// the call rejects at once with its reason, one aborted while the request
+// is out rejects then, and a timeout's delay reaches the host.
+func TestWebFetchSignal(t *testing.T) {
+	rt := newRT(t)
+	lim := testLimits
+	lim.MaxFetchRequests = 3
+	h := &recorder{}
+	ev := runStep(t, rt, `
+const a = await fetch("https://x.test/", { signal: AbortSignal.abort("early") }).catch((e) => e);
+const c = new AbortController();
+const p = fetch("https://x.test/late", { signal: c.signal }).catch((e) => e.name);
+c.abort();
+const b = await p;
+fetch(new Request("https://x.test/t", { signal: AbortSignal.timeout(1234), method: "PUT", body: "x" }));
+return [a, b]`, lim, h)
+	if ev.Error != nil || string(ev.Result.Value) != `["early","AbortError"]` {
+		t.Fatalf("got %+v %+v", ev.Result, ev.Error)
+	}
+	var reqs []string
+	for _, e := range h.events {
+		if e.FetchRequest != nil {
+			reqs = append(reqs, string(e.FetchRequest.Request))
+		}
+	}
+	if len(reqs) != 2 || !strings.Contains(reqs[0], `"url":"https://x.test/late"`) ||
+		!strings.Contains(reqs[1], `"method":"PUT"`) || !strings.Contains(reqs[1], `"timeoutMs":1234`) || !strings.Contains(reqs[1], `"body":"x"`) {
+		t.Fatalf("fetch requests: %q", reqs)
+	}
+}
+
+// TestWebWhereNodeDiffers: where Node 20 departs from the standards, the
+// guest follows the standards: an event's phase while it is dispatched,
+// the name of the error exporting a key that is not extractable, and the
+// encodings other than UTF-8, which the guest does not have (a RangeError,
+// as for any label it does not know).
+func TestWebWhereNodeDiffers(t *testing.T) {
+	rt := newRT(t)
+	ev := runStep(t, rt, `
+let phase;
+const t = new EventTarget();
+t.addEventListener("x", (e) => { phase = e.eventPhase; });
+t.dispatchEvent(new Event("x"));
+const k = await crypto.subtle.importKey("raw", new Uint8Array(16), "AES-GCM", false, ["encrypt"]);
+const exported = await crypto.subtle.exportKey("raw", k).catch((e) => e.name + " " + e.code);
+const labels = ["latin2", "utf-16le", "nope"].map((l) => { try { return new TextDecoder(l).encoding } catch (e) { return e.name } });
+return [phase, exported, labels]`, testLimits, nil)
+	if ev.Error != nil || string(ev.Result.Value) != `[2,"InvalidAccessError 15",["RangeError","RangeError","RangeError"]]` {
+		t.Fatalf("got %+v %+v", ev.Result, ev.Error)
+	}
+}
+
+// TestWebPartsOnFirstUse: a run loads no web part until its step reads a
+// web global, and then the parts that global needs and no others: base64
+// and the text codecs are a small part of their own, a DOMException (web.js)
+// comes when one is thrown.
+func TestWebPartsOnFirstUse(t *testing.T) {
+	var mu sync.Mutex
+	var loaded []string
+	partLoaded = func(name string) {
+		mu.Lock()
+		defer mu.Unlock()
+		loaded = append(loaded, name)
+	}
+	rt := newRT(t)
+	t.Cleanup(func() { rt.Close(); partLoaded = nil })
+	for _, c := range []struct{ code, want, parts string }{
+		{`return 1`, `1`, ``},
+		{`return [typeof setTimeout, typeof console.log, typeof dataProxy]`, `["function","function","object"]`, ``},
+		{`return btoa("user:pass")`, `"dXNlcjpwYXNz"`, `text`},
+		{`return atob(btoa("a")) + new TextDecoder().decode(new TextEncoder().encode("b"))`, `"ab"`, `text`},
+		{`try { atob("*") } catch (e) { return e instanceof DOMException && e.name }`, `"InvalidCharacterError"`, `text web`},
+		{`return new URL("http://a/b").href`, `"http://a/b"`, `text url`},
+		{`return crypto.randomUUID().length`, `36`, `crypto text`},
+		{`try { crypto.getRandomValues(new Uint8Array(1 << 17)) } catch (e) { return e.name }`, `"QuotaExceededError"`, `crypto text web`},
+		{`return typeof structuredClone`, `"function"`, `text web`},
+		{`return new Headers({ a: "1" }).get("a")`, `"1"`, `fetch`},
+	} {
+		mu.Lock()
+		loaded = nil
+		mu.Unlock()
+		ev := runStep(t, rt, c.code, testLimits, nil)
+		got := `null`
+		if ev.Result != nil {
+			got = string(ev.Result.Value)
+		}
+		mu.Lock()
+		parts := slices.Sorted(slices.Values(loaded))
+		mu.Unlock()
+		if got != c.want || strings.Join(parts, " ") != c.parts {
+			t.Errorf("%s: got %s with parts %q (error %+v), want %s with parts %q", c.code, got, parts, ev.Error, c.want, c.parts)
+		}
+	}
+}
