@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/stepbox/stepbox/internal/forkserver"
@@ -519,6 +520,11 @@ func (w *proc) handshake(timeout time.Duration) error {
 		return err
 	}
 	if err := w.w.WriteEncoded(b, deadline); err != nil {
+		if errors.Is(err, syscall.EPIPE) {
+			// The worker is gone before it read its hello: the same
+			// failure as its exit seen from the reading side.
+			return fmt.Errorf("exited before its hello: %w", err)
+		}
 		return fmt.Errorf("send hello: %w", err)
 	}
 	if err := w.out.SetReadDeadline(deadline); err != nil {
