@@ -59,7 +59,6 @@ def _guest_json(value):
         return _dumps(value)
     except TypeError:
         pass
-    import datetime
     import decimal
     import re
     mark = "\x00" + os.urandom(12).hex() + ":"
@@ -69,9 +68,7 @@ def _guest_json(value):
             if not o.is_finite():
                 raise ValueError("Out of range decimal values are not JSON compliant: %s" % o)
             return mark + str(o)
-        if isinstance(o, (datetime.date, datetime.time)):
-            return o.isoformat()
-        raise TypeError("Object of type %s is not JSON serializable" % type(o).__name__)
+        return _json_default(o)  # a date's ISO text, as for module calls
     text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=default)
     # The mark is 96 random bits made for this call: no string of the
     # step's can hold it.
