@@ -114,6 +114,12 @@ func (s *Session) reply(r ipc.Reply) error {
 	}
 	delete(s.pending, r.ID)
 	s.mu.Unlock()
+	if s.ctx.Err() != nil {
+		// The run is ending ABORTED: an answer now, often the handler's
+		// own "context canceled", must not reach the step and end the run
+		// with the step's error instead.
+		return fmt.Errorf("stepbox: data request %d: the run has ended", r.ID)
+	}
 	// Only a step with more than maxReplyBuffer requests in flight can fill
 	// the buffer; the run drains it whenever it waits.
 	select {
