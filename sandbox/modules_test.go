@@ -688,3 +688,47 @@ func expectAbortMidWork(t *testing.T, req sandbox.Request) {
 		t.Errorf("the run ended %v after the abort", took)
 	}
 }
+
+// TestDuckDBWASMAPI: the DuckDB-WASM-style surface over the same
+// databases: connect, query to a table (numRows, numCols, schema.fields,
+// toArray, get, getChild, iteration, rows with toJSON), prepare,
+// registerFileText and insertJSONFromPath, and close, each as DuckDB-WASM
+// code uses it, with db.query's conversions.
+func TestDuckDBWASMAPI(t *testing.T) {
+	expectModuleResult(t, duck, `
+const c = await duckdb.connect();
+const t = await c.query("SELECT 1 AS a, 'x' AS s, [1, 2] AS l, 9007199254740993::BIGINT AS big, count(*) OVER () AS n, DATE '2026-03-01' AS d");
+const rows = t.toArray();
+const st = await c.prepare("SELECT ?::INTEGER + 1 AS v, ? AS s");
+const r = await st.query(41, "y");
+await st.close();
+let closedStmt; try { await st.query(1) } catch (e) { closedStmt = e.message }
+const out = {
+  numRows: t.numRows, numCols: t.numCols, fields: t.schema.fields.map(f => f.name + ":" + f.type + ":" + f.nullable),
+  row: rows[0].toJSON(), keys: Object.keys(rows[0]), big: typeof rows[0].big, n: typeof rows[0].n,
+  json: JSON.stringify(rows, (k, v) => typeof v === "bigint" ? "big:" + v : v),
+  child: t.getChild("a").toArray(), childLength: t.getChild("s").length, noChild: t.getChild("zz"),
+  iter: [...t].map(x => x.s), fresh: t.toArray() !== t.toArray(), get: t.get(0).l, past: t.get(5), str: String(t),
+  prepared: r.toArray().map(x => x.toJSON()), closedStmt,
+};
+out.second = await duckdb.open().catch(e => e.message);
+await c.close();
+out.closed = await c.query("SELECT 1").catch(e => e.message);
+const db = await duckdb.open();
+await db.registerFileText("rows.json", JSON.stringify([{ id: 1, tags: ["a", "b"] }, { id: 2, tags: ["c"] }]));
+const c2 = await db.connect();
+await c2.insertJSONFromPath("rows.json", { name: "t" });
+out.tags = (await c2.query("SELECT tags[1] AS f, len(tags) AS n FROM t ORDER BY id")).toArray().map(x => x.toJSON());
+out.noFile = await c2.insertJSONFromPath("nope.json", { name: "u" }).catch(e => e.message);
+out.badSQL = await c2.query("SELEC 1").catch(e => e.message.split("\n")[0]);
+await c2.close();
+out.dbOpen = (await db.query("SELECT count(*) AS n FROM t"))[0].n;
+return out;`, `{"numRows":1,"numCols":6,"fields":["a:INTEGER:true","s:VARCHAR:true","l:INTEGER[]:true","big:BIGINT:true","n:BIGINT:true","d:DATE:true"],`+
+		`"row":{"a":1,"s":"x","l":[1,2],"big":9007199254740993,"n":1,"d":"2026-03-01"},"keys":["a","s","l","big","n","d"],"big":"bigint","n":"number",`+
+		`"json":"[{\"a\":1,\"s\":\"x\",\"l\":[1,2],\"big\":\"big:9007199254740993\",\"n\":1,\"d\":\"2026-03-01\"}]",`+
+		`"child":[1],"childLength":1,"noChild":null,"iter":["x"],"fresh":true,"get":[1,2],"past":null,"str":"[Table of 1 rows: a, s, l, big, n, d]",`+
+		`"prepared":[{"v":42,"s":"y"}],"closedStmt":"stmt.query: the statement is closed",`+
+		`"second":"duckdb.open: a run may have 1 database open at a time; close it first","closed":"c.query: the connection is closed",`+
+		`"tags":[{"f":"a","n":2},{"f":"c","n":1}],"noFile":"c.insertJSONFromPath: no file \"nope.json\" was registered with db.registerFileText (a step reads no files)",`+
+		`"badSQL":"duckdb: Parser Error: syntax error at or near \"SELEC\"","dbOpen":2}`)
+}

@@ -15,6 +15,7 @@ const (
 	OpDuckDBOpen  = "duckdb.open"
 	OpDuckDBLoad  = "duckdb.load"
 	OpDuckDBQuery = "duckdb.query"
+	OpDuckDBTable = "duckdb.table" // a query whose result is a table with its schema
 	OpDuckDBExec  = "duckdb.exec"
 	OpDuckDBClose = "duckdb.close"
 	OpGLPKSolve   = "glpk.solve"
@@ -22,7 +23,7 @@ const (
 )
 
 // ModuleOps lists the module operations.
-var ModuleOps = []string{OpDuckDBOpen, OpDuckDBLoad, OpDuckDBQuery, OpDuckDBExec, OpDuckDBClose, OpGLPKSolve, OpGLPKWrite}
+var ModuleOps = []string{OpDuckDBOpen, OpDuckDBLoad, OpDuckDBQuery, OpDuckDBTable, OpDuckDBExec, OpDuckDBClose, OpGLPKSolve, OpGLPKWrite}
 
 // ModuleOf returns the module an operation belongs to: "duckdb" for
 // "duckdb.query".
@@ -76,7 +77,7 @@ func (c *ModuleCall) Check() error {
 		if !got.rows {
 			return errors.New("duckdb.load without rows")
 		}
-	case OpDuckDBQuery:
+	case OpDuckDBQuery, OpDuckDBTable:
 		allowed = parts{handle: true, sql: true, params: true}
 	case OpDuckDBExec:
 		allowed = parts{handle: true, sql: true}

@@ -191,7 +191,10 @@
   // What a module call's promise resolves to: the reply, undefined, or a
   // Database with the reply's handle.
   // AS_ROWS is a DuckDB result: integers beyond ±(2^53-1) are BigInts.
-  const AS_IS = 0, AS_UNDEFINED = 1, AS_DATABASE = 2, AS_ROWS = 3;
+  // AS_TABLE is a DuckDB result as a table (duckdb.table): a Table of its
+  // rows, their integers as AS_ROWS's. AS_CONNECTION is duckdb.connect's:
+  // a connection to the database the reply is the handle of.
+  const AS_IS = 0, AS_UNDEFINED = 1, AS_DATABASE = 2, AS_ROWS = 3, AS_TABLE = 4, AS_CONNECTION = 5;
   const BigIntCtor = BigInt;
   // __sbx_bigints is JSON.parse's reviver for a DuckDB result the host
   // could not build (an integer beyond int64): an integer written without
@@ -442,7 +445,7 @@
         host: host, pending: pending, mapSet: mapSet, KIND_FETCH: KIND_FETCH,
         __sbx_list: __sbx_list, __sbx_resolved: __sbx_resolved, __sbx_rejected: __sbx_rejected,
         ReflectApply: ReflectApply, JSONparse: JSONparse, JSONstringify: JSONstringify,
-        ObjectPrototype: ObjectPrototype, ObjectEntries: ObjectEntries, ObjectFreeze: ObjectFreeze,
+        ObjectDefineProperty: ObjectDefineProperty, ObjectPrototype: ObjectPrototype, ObjectEntries: ObjectEntries, ObjectFreeze: ObjectFreeze,
         ObjectHasOwn: ObjectHasOwn, ObjectGetOwnPropertyDescriptor: ObjectGetOwnPropertyDescriptor,
         ObjectGetPrototypeOf: ObjectGetPrototypeOf, ObjectSetPrototypeOf: ObjectSetPrototypeOf,
         ArrayIsArray: ArrayIsArray, StringCtor: StringCtor, StringFromCharCode: StringFromCharCode,
@@ -455,7 +458,7 @@
         TypedArrayByteLength: TypedArrayByteLength, DataViewBuffer: DataViewBuffer,
         DataViewByteOffset: DataViewByteOffset, DataViewByteLength: DataViewByteLength,
         KIND_MODULE: KIND_MODULE, AS_IS: AS_IS, AS_UNDEFINED: AS_UNDEFINED,
-        AS_DATABASE: AS_DATABASE, AS_ROWS: AS_ROWS, readRows: readRows, __sbx_json: __sbx_json, ErrorCtor: ErrorCtor,
+        AS_DATABASE: AS_DATABASE, AS_ROWS: AS_ROWS, AS_TABLE: AS_TABLE, AS_CONNECTION: AS_CONNECTION, MapCtor: MapCtor, mapGet: mapGet, readRows: readRows, __sbx_json: __sbx_json, ErrorCtor: ErrorCtor,
         SymbolCtor: SymbolCtor, mapDelete: mapDelete, part: __sbx_api,
         loadedPart: function __sbx_loadedPart(name) { return loaded[name]; },
         setTimer: __sbx_setTimer, clearTimer: __sbx_clearTimer,
@@ -748,10 +751,12 @@
     if (ok) {
       let v;
       try {
-        v = built ? payload : r[4] === AS_ROWS ? JSONparse(payload, __sbx_bigints) : JSONparse(payload);
+        v = built ? payload : r[4] === AS_ROWS || r[4] === AS_TABLE ? JSONparse(payload, __sbx_bigints) : JSONparse(payload);
         if (r[2] === KIND_FETCH) v = new fetchAPI.Response(v); // a fetch started: its part is loaded
         else if (r[4] === AS_UNDEFINED) v = undefined;
         else if (r[4] === AS_DATABASE) v = new modulesAPI.Database(v);
+        else if (r[4] === AS_TABLE) v = new modulesAPI.Table(v);
+        else if (r[4] === AS_CONNECTION) v = modulesAPI.connection(v);
       } catch (e) {
         r[1](e);
         return;

@@ -332,6 +332,22 @@ await $mine(db[AD]());
 $own = true;
 used.duckdb = [q, sqlErr.message.includes("Parser Error"), argErr.message];
 
+$phase = "duckdb-wasm";
+let closedErr;
+$own = false;
+const conn = await $mine(duckdb.connect());
+const db4 = await $mine(conn.query("SELECT 1 AS a, 'x' AS s, [1, 2] AS l, 9007199254740993::BIGINT AS big UNION ALL SELECT 2, 'y', [], 3"));
+const stmt = await $mine(conn.prepare("SELECT ?::INTEGER + 1 AS v"));
+const tp = await $mine(stmt.query(41));
+await $mine(stmt.close());
+const wasmRows = db4.toArray();
+const wasmOut = [db4.numRows, db4.numCols, db4.schema.fields[2].type, wasmRows[0].toJSON().s, db4.getChild("a").toArray(), db4.get(1).l.length,
+  tp.get(0).v, db4.getChild("big").get(0) === 9007199254740993n, String(db4)];
+await $mine(conn.close());
+try { await $mine(conn.query("SELECT 1")); } catch (e) { closedErr = e; }
+$own = true;
+used["duckdb-wasm"] = [...wasmOut, closedErr.message];
+
 $phase = "glpk";
 const model = { name: "lp", objective: { direction: glpk.GLP_MAX, name: "z", vars: [{ name: "x", coef: 1 }] },
   subjectTo: [{ name: "c", vars: [{ name: "x", coef: 1 }], bnds: { type: glpk.GLP_UP, ub: 3 } }] };
@@ -468,9 +484,10 @@ func TestBridgeIgnoresReplacedBuiltins(t *testing.T) {
 		"fetch": `["201 Created true https://api.test/json false true 1, 2",{"ok":[true]},3,255,"hi` + "\ufffd" + `",11,"héllo 😀",` +
 			`"fetch failed: blocked by egress policy: test","fetch: body must be a string, an ArrayBuffer, a typed array, a Blob or a URLSearchParams (use JSON.stringify for JSON)",` +
 			`"Body is unusable: body has already been read"]`,
-		"duckdb":  `[[{"s":3,"p":42,"big":"7","b":1,"g":5}],true,"db.query: the SQL must be a string"]`,
-		"glpk":    `[3,"glpk.solve: the model must be an object or its JSON text"]`,
-		"package": `[42,true]`,
+		"duckdb":      `[[{"s":3,"p":42,"big":"7","b":1,"g":5}],true,"db.query: the SQL must be a string"]`,
+		"duckdb-wasm": `[2,4,"INTEGER[]","x",[1,2],0,42,true,"[Table of 2 rows: a, s, l, big]","c.query: the connection is closed"]`,
+		"glpk":        `[3,"glpk.solve: the model must be an object or its JSON text"]`,
+		"package":     `[42,true]`,
 	}
 	for k, w := range want {
 		if got := string(used[k]); got != w {

@@ -220,7 +220,7 @@ func (rn *run) moduleCall(op string, args []any) (any, error) {
 			}
 			return modReply{value: "null"}
 		})
-	case "duckdb.query":
+	case "duckdb.query", "duckdb.table":
 		sql, _ := arg[string](args, 2)
 		text, _ := arg[string](args, 3)
 		params, err := decodeParams(text)
@@ -228,7 +228,11 @@ func (rn *run) moduleCall(op string, args []any) (any, error) {
 			return nil, fmt.Errorf("db.query: %w", err)
 		}
 		call = md.withDB(handle, "query", func(db *duckdb.DB) modReply {
-			out, err := db.Query(ctx, sql, params)
+			query := db.Query
+			if op == "duckdb.table" {
+				query = db.QueryTable
+			}
+			out, err := query(ctx, sql, params)
 			if err != nil {
 				return rn.duckFailure(ctx, err)
 			}

@@ -5,8 +5,8 @@
 "use strict";
 (function __sbx_modulesPart(bridge) {
   const {
-    host, pending, mapSet, KIND_MODULE, AS_IS, AS_UNDEFINED, AS_DATABASE, AS_ROWS,
-    readRows, __sbx_json, __sbx_rejected, ArrayIsArray, ErrorCtor,
+    host, pending, mapSet, KIND_MODULE, AS_IS, AS_UNDEFINED, AS_DATABASE, AS_ROWS, AS_TABLE, AS_CONNECTION, MapCtor, mapGet, ObjectHasOwn, ObjectPrototype, SymbolIterator,
+    readRows, __sbx_json, __sbx_rejected, __sbx_resolved, ArrayIsArray, ErrorCtor, ObjectDefineProperty,
     JSONstringify, ObjectFreeze, ObjectSetPrototypeOf, PromiseCtor, StringCtor,
     SymbolCtor, TypeErrorCtor, JSONparse,
   } = bridge;
@@ -44,8 +44,12 @@
     }
   }
 
-  let Database, duckdbObj, glpkObj;
+  let Database, Connection, PreparedStatement, Table, duckdbObj, glpkObj;
   {
+    // handleOf: (db) -> its handle, for the connections over it; fileOf:
+    // a text registered with db.registerFileText; queryOf: a prepared
+    // statement's query on its connection.
+    let handleOf, fileOf, queryOf;
     // Module methods return their promises rather than being async
     // functions: an argument they refuse rejects the promise, as it would.
     Database = class Database {
@@ -89,12 +93,210 @@
       }
       close() { return this.#close(); }
       [SymbolCtor.asyncDispose]() { return this.#close(); }
+      // DuckDB-WASM's AsyncDuckDB.connect: a connection to this database,
+      // whose close leaves the database open.
+      connect() { return __sbx_resolved(new Connection(this, false)); }
+      // DuckDB-WASM's registerFileText, for insertJSONFromPath: the text
+      // stays in the run's memory; nothing is written anywhere.
+      registerFileText(name, text) {
+        try {
+          __sbx_str(name, "db.registerFileText: the name");
+          __sbx_str(text, "db.registerFileText: the text");
+          mapSet(this.#files, name, text);
+          return __sbx_resolved(undefined);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      }
+      #files = new MapCtor();
+      static {
+        handleOf = function __sbx_handleOf(db) { return db.#h; };
+        fileOf = function __sbx_fileOf(db, name) { return mapGet(db.#files, name); };
+      }
+    };
+
+    // A query's result as DuckDB-WASM's Arrow table gives it, for the part
+    // of its API steps use: numRows, numCols, schema.fields, toArray(),
+    // get(i), getChild(name), iteration. A row is an object with the
+    // columns as properties and toJSON(), as Arrow's StructRow. Values are
+    // converted as db.query's rows (README: a BIGINT is a number within
+    // ±(2^53-1), a DATE a string), not as Arrow's.
+    const rowProto = { __proto__: ObjectPrototype };
+    ObjectDefineProperty(rowProto, "toJSON", {
+      __proto__: null,
+      // A plain copy of the row's columns.
+      value: function toJSON() {
+        const o = {};
+        for (const k in this) if (ObjectHasOwn(this, k)) defineValue(o, k, this[k]);
+        return o;
+      },
+    });
+    ObjectFreeze(rowProto);
+    function defineValue(o, k, v) {
+      ObjectDefineProperty(o, k, { __proto__: null, value: v, writable: true, enumerable: true, configurable: true });
+    }
+    Table = class Table {
+      #rows;
+      #fields;
+      #names;
+      constructor(t) {
+        const cols = t.columns, rows = t.rows;
+        const names = [], fields = [];
+        for (let j = 0; j < cols.length; j++) {
+          defineValue(names, j, cols[j].name);
+          defineValue(fields, j, ObjectFreeze({ name: cols[j].name, type: cols[j].type, nullable: true }));
+        }
+        for (let i = 0; i < rows.length; i++) {
+          const a = rows[i], o = { __proto__: rowProto };
+          for (let j = 0; j < names.length; j++) defineValue(o, names[j], a[j]);
+          rows[i] = o; // an own element already: no setter of the step's runs
+        }
+        this.#rows = rows;
+        this.#names = names;
+        this.#fields = ObjectFreeze(fields);
+        ObjectDefineProperty(this, "schema", { __proto__: null, value: ObjectFreeze({ fields: this.#fields }), enumerable: true });
+      }
+      get numRows() { return this.#rows.length; }
+      get numCols() { return this.#names.length; }
+      // toArray returns the rows, a new array each time.
+      toArray() {
+        const out = [], rows = this.#rows;
+        for (let i = 0; i < rows.length; i++) defineValue(out, i, rows[i]);
+        return out;
+      }
+      get(i) { return this.#rows[i] ?? null; }
+      // getChild returns a column by name, as a vector: length, get(i),
+      // toArray() (a plain array), iteration; null for no such column.
+      getChild(name) {
+        const j = indexOf(this.#names, name);
+        if (j < 0) return null;
+        const out = [], rows = this.#rows;
+        for (let i = 0; i < rows.length; i++) defineValue(out, i, rows[i][name]);
+        return new Column(out);
+      }
+      *[SymbolIterator]() {
+        const rows = this.toArray();
+        for (let i = 0; i < rows.length; i++) yield rows[i];
+      }
+      toString() {
+        let s = "";
+        for (let j = 0; j < this.#names.length; j++) s += (j > 0 ? ", " : "") + this.#names[j];
+        return "[Table of " + this.#rows.length + " rows: " + s + "]";
+      }
+    };
+    class Column {
+      #v;
+      constructor(v) { this.#v = v; }
+      get length() { return this.#v.length; }
+      get(i) { return this.#v[i] ?? null; }
+      toArray() {
+        const out = [], v = this.#v;
+        for (let i = 0; i < v.length; i++) defineValue(out, i, v[i]);
+        return out;
+      }
+      *[SymbolIterator]() {
+        const v = this.toArray();
+        for (let i = 0; i < v.length; i++) yield v[i];
+      }
+    }
+    function indexOf(names, name) {
+      for (let j = 0; j < names.length; j++) if (names[j] === name) return j;
+      return -1;
+    }
+
+    function tableQuery(db, sql, params, what) {
+      try {
+        __sbx_str(sql, what + ": the SQL");
+        return __sbx_module("duckdb.table", AS_TABLE, handleOf(db), sql, params.length === 0 ? "" : __sbx_params(params));
+      } catch (e) {
+        return __sbx_rejected(e);
+      }
+    }
+
+    // DuckDB-WASM's AsyncDuckDBConnection, for the part of it a step
+    // needs over in-memory data: query, prepare, insertJSONFromPath, close.
+    Connection = class Connection {
+      #db;
+      #owns; // duckdb.connect's own database, closed with the connection
+      #closed = false;
+      constructor(db, owns) { this.#db = db; this.#owns = owns; }
+      #check(what) {
+        if (this.#closed) throw new ErrorCtor(what + ": the connection is closed");
+      }
+      query(sql, ...params) {
+        try {
+          this.#check("c.query");
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+        return tableQuery(this.#db, sql, params, "c.query");
+      }
+      prepare(sql) {
+        try {
+          this.#check("c.prepare");
+          __sbx_str(sql, "c.prepare: the SQL");
+          return __sbx_resolved(new PreparedStatement(this, sql));
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      }
+      insertJSONFromPath(path, options) {
+        try {
+          this.#check("c.insertJSONFromPath");
+          __sbx_str(path, "c.insertJSONFromPath: the path");
+          const text = fileOf(this.#db, path);
+          if (text === undefined) throw new ErrorCtor("c.insertJSONFromPath: no file " + JSONstringify(path) + " was registered with db.registerFileText (a step reads no files)");
+          const table = options === null || typeof options !== "object" ? undefined : options.name;
+          return this.#db.load(__sbx_str(table, "c.insertJSONFromPath: options.name"), text);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      }
+      close() {
+        if (this.#closed) return __sbx_resolved(undefined);
+        this.#closed = true;
+        return this.#owns ? this.#db.close() : __sbx_resolved(undefined);
+      }
+      [SymbolCtor.asyncDispose]() { return this.close(); }
+      static {
+        queryOf = function __sbx_queryOf(c, sql, params) {
+          try {
+            c.#check("stmt.query");
+          } catch (e) {
+            return __sbx_rejected(e);
+          }
+          return tableQuery(c.#db, sql, params, "stmt.query");
+        };
+      }
+    };
+
+    // DuckDB-WASM's prepared statement: query(...params) runs it with
+    // params bound to its placeholders. The SQL is checked when it runs.
+    PreparedStatement = class PreparedStatement {
+      #c;
+      #sql;
+      #closed = false;
+      constructor(c, sql) { this.#c = c; this.#sql = sql; }
+      query(...params) {
+        if (this.#closed) return __sbx_rejected(new ErrorCtor("stmt.query: the statement is closed"));
+        return queryOf(this.#c, this.#sql, params);
+      }
+      close() { this.#closed = true; return __sbx_resolved(undefined); }
     };
 
     duckdbObj = ObjectFreeze({
       open: function open() {
         try {
           return __sbx_module("duckdb.open", AS_DATABASE);
+        } catch (e) {
+          return __sbx_rejected(e);
+        }
+      },
+      // connect opens a database and returns a DuckDB-WASM-style connection
+      // to it, whose close closes the database.
+      connect: function connect() {
+        try {
+          return __sbx_module("duckdb.open", AS_CONNECTION);
         } catch (e) {
           return __sbx_rejected(e);
         }
@@ -161,5 +363,7 @@
     return r;
   }
 
-  return ObjectFreeze({ __proto__: null, Database: Database, duckdb: duckdbObj, glpk: glpkObj });
+  return ObjectFreeze({ __proto__: null, Database: Database, Table: Table,
+    connection: function __sbx_connection(h) { return new Connection(new Database(h), true); },
+    duckdb: duckdbObj, glpk: glpkObj });
 })

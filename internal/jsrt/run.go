@@ -595,7 +595,7 @@ func (rn *run) host(args []any) (any, error) {
 		return nil, nil
 	case "web":
 		return rn.webCall(args)
-	case "duckdb.open", "duckdb.load", "duckdb.query", "duckdb.exec", "duckdb.close", "glpk.solve", "glpk.write":
+	case "duckdb.open", "duckdb.load", "duckdb.query", "duckdb.table", "duckdb.exec", "duckdb.close", "glpk.solve", "glpk.write":
 		return rn.moduleCall(op, args)
 	case "done":
 		ok, _ := arg[bool](args, 1)

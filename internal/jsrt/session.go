@@ -98,7 +98,7 @@ func callArgs(c ipc.ModuleCall) []any {
 	switch c.Op {
 	case ipc.OpDuckDBLoad:
 		return []any{c.Op, h, c.Table, string(c.Rows)}
-	case ipc.OpDuckDBQuery:
+	case ipc.OpDuckDBQuery, ipc.OpDuckDBTable:
 		return []any{c.Op, h, c.SQL, string(c.Params)}
 	case ipc.OpDuckDBExec:
 		return []any{c.Op, h, c.SQL}

@@ -67,7 +67,7 @@ func (rn *run) moduleCall(f *frame) {
 	}
 	rn.nextID++
 	rn.pending[f.ID] = kindModule
-	if f.Op == ipc.OpDuckDBQuery {
+	if f.Op == ipc.OpDuckDBQuery || f.Op == ipc.OpDuckDBTable {
 		rn.pending[f.ID] = kindQuery
 	}
 	rn.modPending++

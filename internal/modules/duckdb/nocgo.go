@@ -34,6 +34,11 @@ func (*DB) Query(context.Context, string, []any) (json.RawMessage, error) {
 	return nil, errUnavailable
 }
 
+// QueryTable fails: this binary has no DuckDB.
+func (*DB) QueryTable(context.Context, string, []any) (json.RawMessage, error) {
+	return nil, errUnavailable
+}
+
 // Exec fails: this binary has no DuckDB.
 func (*DB) Exec(context.Context, string) error { return errUnavailable }
 

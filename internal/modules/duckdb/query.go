@@ -34,6 +34,23 @@ import (
 // Config.MaxResultBytes fail the whole call with KindLimit; nothing partial
 // is returned.
 func (db *DB) Query(ctx context.Context, sql string, params []any) (json.RawMessage, error) {
+	return db.query(ctx, sql, params, false)
+}
+
+// QueryTable runs sql as Query does and returns its result as a table:
+//
+//	{"columns": [{"name": "region", "type": "VARCHAR"}, {"name": "n", "type": "BIGINT"}],
+//	 "rows": [["EU", 2]]}
+//
+// one array per row, values in column order and converted as Query's;
+// "type" is DuckDB's name for the column's type. It serves the step's
+// DuckDB-WASM-style connections, whose tables carry a schema. The limits
+// are Query's, counted on the same JSON.
+func (db *DB) QueryTable(ctx context.Context, sql string, params []any) (json.RawMessage, error) {
+	return db.query(ctx, sql, params, true)
+}
+
+func (db *DB) query(ctx context.Context, sql string, params []any, table bool) (json.RawMessage, error) {
 	args, err := bindArgs(params)
 	if err != nil {
 		return nil, err
@@ -49,31 +66,51 @@ func (db *DB) Query(ctx context.Context, sql string, params []any) (json.RawMess
 		return nil, wrap(ctx, "query", err)
 	}
 	defer rows.Close()
-	out, err := db.encodeRows(rows)
+	out, err := db.encodeRows(rows, table)
 	if err != nil {
 		return nil, wrap(ctx, "query", err)
 	}
 	return out, nil
 }
 
-// encodeRows reads all rows and encodes them, within the result caps.
-func (db *DB) encodeRows(rows driver.Rows) (json.RawMessage, error) {
+// encodeRows reads all rows and encodes them, within the result caps: as
+// an array of objects, or with table as QueryTable's table.
+func (db *DB) encodeRows(rows driver.Rows, table bool) (json.RawMessage, error) {
 	cols := rows.Columns()
+	names := uniqueNames(cols)
 	keys := make([][]byte, len(cols))
-	for i, name := range uniqueNames(cols) {
+	for i, name := range names {
 		var e encoder
 		e.string(name)
 		keys[i] = append(e.buf, ':')
 	}
 	types := make([]*sqlType, len(cols))
+	typeNames := make([]string, len(cols))
 	if tn, ok := rows.(driver.RowsColumnTypeDatabaseTypeName); ok {
 		for i := range cols {
-			types[i] = parseType(tn.ColumnTypeDatabaseTypeName(i))
+			typeNames[i] = tn.ColumnTypeDatabaseTypeName(i)
+			types[i] = parseType(typeNames[i])
 		}
 	}
 
 	maxRows, maxBytes := db.cfg.MaxResultRows, db.cfg.MaxResultBytes
 	e := encoder{buf: make([]byte, 0, 4096), exactDecimals: db.cfg.ExactDecimals}
+	open, end, tail := byte('{'), byte('}'), 1 // tail: the bytes that close the JSON
+	if table {
+		e.buf = append(e.buf, `{"columns":[`...)
+		for i, name := range names {
+			if i > 0 {
+				e.buf = append(e.buf, ',')
+			}
+			e.buf = append(e.buf, `{"name":`...)
+			e.string(name)
+			e.buf = append(e.buf, `,"type":`...)
+			e.string(typeNames[i])
+			e.buf = append(e.buf, '}')
+		}
+		e.buf = append(e.buf, `],"rows":`...)
+		open, end, tail = '[', ']', 2
+	}
 	e.buf = append(e.buf, '[')
 	dest := make([]driver.Value, len(cols))
 	for n := 0; ; n++ {
@@ -91,23 +128,28 @@ func (db *DB) encodeRows(rows driver.Rows) (json.RawMessage, error) {
 		if n > 0 {
 			e.buf = append(e.buf, ',')
 		}
-		e.buf = append(e.buf, '{')
+		e.buf = append(e.buf, open)
 		for i, v := range dest {
 			if i > 0 {
 				e.buf = append(e.buf, ',')
 			}
-			e.buf = append(e.buf, keys[i]...)
+			if !table {
+				e.buf = append(e.buf, keys[i]...)
+			}
 			if err := e.value(v, types[i]); err != nil {
 				return nil, invalidf("query: column %q: %v", cols[i], err)
 			}
 		}
-		e.buf = append(e.buf, '}')
-		if len(e.buf)+1 > maxBytes {
+		e.buf = append(e.buf, end)
+		if len(e.buf)+tail > maxBytes {
 			return nil, &Error{Kind: KindLimit, Limit: LimitResultBytes,
 				Message: fmt.Sprintf("query: the result is larger than %d bytes of JSON; select fewer columns or rows", maxBytes)}
 		}
 	}
 	e.buf = append(e.buf, ']')
+	if table {
+		e.buf = append(e.buf, '}')
+	}
 	return e.buf, nil
 }
 

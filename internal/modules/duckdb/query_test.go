@@ -166,3 +166,33 @@ func TestDecimals(t *testing.T) {
 		expectQuery(t, exact, "SELECT "+expr+" AS v", `[{"v":`+want+`}]`)
 	}
 }
+
+// TestQueryTable: the table form carries DuckDB's column names (made
+// unique as Query's keys) and type names, and rows as arrays converted as
+// Query's; its limits are Query's.
+func TestQueryTable(t *testing.T) {
+	db := open(t, duckdb.Config{MaxResultRows: 3, MaxResultBytes: 1000})
+	out, err := db.QueryTable(context.Background(),
+		"SELECT 1 AS a, 'x' AS a, 9007199254740993::BIGINT AS big, [1, 2] AS l, DATE '2024-03-01' AS d, ?::DECIMAL(5,2) AS m", []any{12.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"columns":[{"name":"a","type":"INTEGER"},{"name":"a_1","type":"VARCHAR"},{"name":"big","type":"BIGINT"},` +
+		`{"name":"l","type":"INTEGER[]"},{"name":"d","type":"DATE"},{"name":"m","type":"DECIMAL(5,2)"}],` +
+		`"rows":[[1,"x",9007199254740993,[1,2],"2024-03-01",12.5]]}`
+	if string(out) != want {
+		t.Errorf("got  %s\nwant %s", out, want)
+	}
+	out, err = db.QueryTable(context.Background(), "SELECT 1 AS a WHERE false", nil)
+	if err != nil || string(out) != `{"columns":[{"name":"a","type":"INTEGER"}],"rows":[]}` {
+		t.Errorf("empty: %s, %v", out, err)
+	}
+	_, err = db.QueryTable(context.Background(), "SELECT range AS r FROM range(4)", nil)
+	if de := expectKind(t, err, duckdb.KindLimit); de.Limit != duckdb.LimitResultRows {
+		t.Errorf("limit %q", de.Limit)
+	}
+	_, err = db.QueryTable(context.Background(), "SELECT repeat('x', 2000) AS s", nil)
+	if de := expectKind(t, err, duckdb.KindLimit); de.Limit != duckdb.LimitResultBytes {
+		t.Errorf("limit %q", de.Limit)
+	}
+}
