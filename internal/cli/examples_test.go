@@ -41,6 +41,10 @@ func TestExampleDuckDB(t *testing.T) {
 	example(t, "examples/duckdb.js", `[{"region":"north","total":42.5},{"region":"south","total":7}]`, "--modules", "duckdb")
 }
 
+func TestExampleDuckDBWASM(t *testing.T) {
+	example(t, "examples/duckdb-wasm.js", `{"fields":["region","n","total"],"rows":[{"region":"north","n":2,"total":42.5},{"region":"south","n":1,"total":7}]}`, "--modules", "duckdb")
+}
+
 func TestExampleGLPK(t *testing.T) {
 	example(t, "examples/glpk.js", `{"status":5,"z":112,"vars":{"a":20,"b":3}}`, "--modules", "glpk")
 }

@@ -15,13 +15,15 @@
 //	err = db.Load(ctx, "sales", rows)              // rows: JSON array of objects
 //	err = db.LoadRows(ctx, "sales", values)        // or the same rows as values (Rows)
 //	out, err := db.Query(ctx, "SELECT region, sum(amount) AS total FROM sales WHERE day >= ? GROUP BY ALL", []any{"2024-01-01"})
+//	tab, err := db.QueryTable(ctx, "SELECT region FROM sales", nil) // {"columns": [{name, type}], "rows": [[…]]}
 //	err = db.Exec(ctx, "CREATE TABLE big AS SELECT * FROM sales WHERE amount > 100")
 //
 // The guest API maps onto it one to one: duckdb.open() is Open,
 // db.load(table, rows) is LoadRows for an array of plain objects (the
 // JavaScript runtime reads them out of its VM) and Load for anything else
 // (their JSON.stringify text), db.query(sql, ...params) is Query (its
-// result is the JSON array to parse), db.exec(sql) is Exec.
+// result is the JSON array to parse), db.exec(sql) is Exec; the
+// DuckDB-WASM-style c.query(sql) and stmt.query(...params) are QueryTable.
 //
 // Every call takes the run's ctx: when it ends, DuckDB is interrupted
 // (duckdb_interrupt, repeated until the call returns) and the call fails
