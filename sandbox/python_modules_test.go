@@ -170,6 +170,125 @@ return len(await db.query("SELECT repeat('x', 1000) AS s FROM range(5000)"))`)
 	})
 }
 
+// TestDuckDBWASMAPIPython: the DuckDB-WASM-style surface in Python's
+// names, with TestDuckDBWASMAPI's queries and answers: connect, query to
+// a Table (num_rows, num_columns, schema, to_pylist, column, iteration),
+// prepare, register_file_text and insert_json_from_path, close; a Table's
+// values are db.query's rows.
+func TestDuckDBWASMAPIPython(t *testing.T) {
+	t.Run("the JavaScript test's calls", func(t *testing.T) {
+		expectPyModuleResult(t, duck, `import json
+c = await duckdb.connect()
+t = await c.query("SELECT 1 AS a, 'x' AS s, [1, 2] AS l, 9007199254740993::BIGINT AS big, count(*) OVER () AS n, DATE '2026-03-01' AS d")
+rows = t.to_pylist()
+st = await c.prepare("SELECT ?::INTEGER + 1 AS v, ? AS s")
+r = await st.query(41, "y")
+await st.close()
+try:
+    await st.query(1)
+except DuckDBError as e:
+    closed_stmt = str(e)
+try:
+    t.column("zz")
+except KeyError as e:
+    no_child = e.args[0]
+out = {
+    "numRows": t.num_rows, "numCols": t.num_columns, "fields": [f.name + ":" + f.type + ":" + json.dumps(f.nullable) for f in t.schema.fields],
+    "row": rows[0], "keys": list(rows[0]), "big": type(rows[0]["big"]).__name__, "n": type(rows[0]["n"]).__name__,
+    "json": json.dumps(rows, separators=(",", ":")),
+    "child": t.column("a"), "childLength": len(t.column("s")), "noChild": no_child,
+    "iter": [x["s"] for x in t], "fresh": t.to_pylist() is not t.to_pylist() and t.to_pylist()[0] is not rows[0], "get": rows[0]["l"], "len": len(t), "str": repr(t),
+    "prepared": r.to_pylist(), "closedStmt": closed_stmt,
+}
+try:
+    await duckdb.open()
+except DuckDBError as e:
+    out["second"] = str(e)
+await c.close()
+try:
+    await c.query("SELECT 1")
+except DuckDBError as e:
+    out["closed"] = str(e)
+db = await duckdb.open()
+await db.register_file_text("rows.json", json.dumps([{"id": 1, "tags": ["a", "b"]}, {"id": 2, "tags": ["c"]}]))
+c2 = await db.connect()
+await c2.insert_json_from_path("rows.json", name="t")
+out["tags"] = (await c2.query("SELECT tags[1] AS f, len(tags) AS n FROM t ORDER BY id")).to_pylist()
+try:
+    await c2.insert_json_from_path("nope.json", name="u")
+except DuckDBError as e:
+    out["noFile"] = str(e)
+try:
+    await c2.query("SELEC 1")
+except DuckDBError as e:
+    out["badSQL"] = str(e).split("\n")[0]
+await c2.close()
+out["dbOpen"] = (await db.query("SELECT count(*) AS n FROM t"))[0]["n"]
+return out`, `{"numRows":1,"numCols":6,"fields":["a:INTEGER:true","s:VARCHAR:true","l:INTEGER[]:true","big:BIGINT:true","n:BIGINT:true","d:DATE:true"],`+
+			`"row":{"a":1,"s":"x","l":[1,2],"big":9007199254740993,"n":1,"d":"2026-03-01"},"keys":["a","s","l","big","n","d"],"big":"int","n":"int",`+
+			`"json":"[{\"a\":1,\"s\":\"x\",\"l\":[1,2],\"big\":9007199254740993,\"n\":1,\"d\":\"2026-03-01\"}]",`+
+			`"child":[1],"childLength":1,"noChild":"table.column: no column \"zz\"; the columns are a, s, l, big, n, d","iter":["x"],"fresh":true,"get":[1,2],"len":1,"str":"<Table of 1 rows: a, s, l, big, n, d>",`+
+			`"prepared":[{"v":42,"s":"y"}],"closedStmt":"stmt.query: the statement is closed",`+
+			`"second":"duckdb.open: a run may have 1 database open at a time; close it first","closed":"c.query: the connection is closed",`+
+			`"tags":[{"f":"a","n":2},{"f":"c","n":1}],"noFile":"c.insert_json_from_path: no file \"nope.json\" was registered with db.register_file_text (a step reads no files)",`+
+			`"badSQL":"duckdb: Parser Error: syntax error at or near \"SELEC\"","dbOpen":2}`)
+	})
+	t.Run("a table's values are db.query's rows", func(t *testing.T) {
+		// The README's types, a Decimal's scale and big parameters
+		// included, through both calls on one database.
+		expectPyModuleResult(t, duck, `import decimal
+db = await duckdb.open()
+c = await db.connect()
+sql = "SELECT 9007199254740993::BIGINT AS big, 12.5::DECIMAL(10,2) AS dec, 3::DOUBLE AS f, DATE '2024-03-01' AS d, TIMESTAMP '2024-03-01 13:45:00.123' AS ts, NULL AS n, {'a': 1} AS s, INTERVAL 1 DAY AS i, ?::HUGEINT AS p, ?::DECIMAL(5,2) AS pd"
+args = (10 ** 20, decimal.Decimal("1.25"))
+t = await c.query(sql, *args)
+rows = await db.query(sql, *args)
+st = await c.prepare(sql)
+return {"same": t.to_pylist() == rows and (await st.query(*args)).to_pylist() == rows, "dec": repr(t.column("dec")[0]),
+        "row": t.to_pylist()[0], "types": t.schema.types, "names": t.schema.names, "shape": list(t.shape),
+        "dict": t.to_pydict()["p"], "byIndex": t.column(-1), "field": repr(t.schema["pd"]), "nullable": t.schema.field(0).nullable}`,
+			`{"same":true,"dec":"Decimal('12.50')",`+
+				`"row":{"big":9007199254740993,"dec":12.50,"f":3.0,"d":"2024-03-01","ts":"2024-03-01T13:45:00.123Z","n":null,"s":{"a":1},"i":{"months":0,"days":1,"micros":0},"p":100000000000000000000,"pd":1.25},`+
+				`"types":["BIGINT","DECIMAL(10,2)","DOUBLE","DATE","TIMESTAMP","INTEGER","STRUCT(\"a\" INTEGER)","INTERVAL","HUGEINT","DECIMAL(5,2)"],`+
+				`"names":["big","dec","f","d","ts","n","s","i","p","pd"],"shape":[1,10],"dict":[100000000000000000000],"byIndex":[1.25],"field":"Field('pd', 'DECIMAL(5,2)')","nullable":true}`)
+	})
+	t.Run("async with, the dict form, errors", func(t *testing.T) {
+		expectPyModuleResult(t, duck, `out = []
+async def catch(f):
+    try:
+        await f()
+    except Exception as e:
+        out.append(type(e).__name__ + ": " + str(e))
+async with await duckdb.connect() as c:
+    n = (await c.query("SELECT 2 AS n")).column("n")
+async with await duckdb.open() as db:  # the connection closed its database
+    await db.register_file_text("r.json", b'[{"x": 1}, {"x": 2}]')
+    async with await db.connect() as c2:
+        await c2.insert_json_from_path("r.json", {"name": "r"})
+        s = (await c2.query("SELECT sum(x) AS s FROM r")).column(0)
+    await c2.close()  # again: nothing
+    await catch(lambda: c2.prepare("SELECT 1"))
+    c3 = await db.connect()
+    await catch(lambda: c3.query(1))
+    await catch(lambda: c3.prepare(None))
+    await catch(lambda: c3.insert_json_from_path("r.json"))
+    await catch(lambda: c3.insert_json_from_path("r.json", "r"))
+    await catch(lambda: c3.insert_json_from_path("r.json", {"name": "a"}, name="b"))
+    await catch(lambda: db.register_file_text(1, "[]"))
+    await catch(lambda: db.register_file_text("x", None))
+    st = await c3.prepare("SELECT ? AS v")
+    await c3.close()
+    await catch(lambda: st.query(1))
+    t = await db.query("SELECT 1 AS one")
+await catch(lambda: c3.query("SELECT 1"))
+return [n, s, t] + out`,
+			`[[2],[3],[{"one":1}],"DuckDBError: c.prepare: the connection is closed","TypeError: c.query: the SQL must be a string","TypeError: c.prepare: the SQL must be a string",`+
+				`"TypeError: c.insert_json_from_path: the table name (name= or options[\"name\"]) must be a string","TypeError: c.insert_json_from_path: options must be a dict, {\"name\": table}",`+
+				`"TypeError: c.insert_json_from_path: give name= or options, not both","TypeError: db.register_file_text: the name must be a string","TypeError: db.register_file_text: the text must be a string",`+
+				`"DuckDBError: stmt.query: the connection is closed","DuckDBError: c.query: the connection is closed"]`)
+	})
+}
+
 func TestPythonGLPK(t *testing.T) {
 	solve := func(t *testing.T, code string) glpkResult {
 		t.Helper()

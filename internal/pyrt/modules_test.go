@@ -83,6 +83,10 @@ await db.close()
 db2 = await duckdb.open()
 return [msg, (await db2.query("SELECT 1 AS one"))[0]["one"]]`,
 				`["duckdb.open: a run may have 1 database open at a time; close it first",1]`},
+			{"a connection's table", `c = await duckdb.connect()
+t = await c.query("SELECT range AS i, range::DOUBLE / 2 AS f FROM range(3) WHERE range >= ?", 1)
+return [t.num_rows, t.column_names, [f.type for f in t.schema], t.to_pylist(), t.column("f"), repr(t)]`,
+				`[2,["i","f"],["BIGINT","DOUBLE"],[{"i":1,"f":0.5},{"i":2,"f":1.0}],[0.5,1.0],"<Table of 2 rows: i, f>"]`},
 			{"left open and running at the end", `db = await duckdb.open()
 db.query("SELECT count(*) FROM range(1000000000) a, range(1000) b")  # never awaited
 return "done"`, `"done"`},

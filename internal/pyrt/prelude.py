@@ -590,8 +590,10 @@ class Run:
                 except Exception as e:
                     fut.set_exception(FetchError("fetch failed: malformed response: %s" % e))
                     return
-            elif kind == "duckdb.open":
-                value = Database(value)
+            else:
+                make = _REPLY_TYPES.get(kind)
+                if make is not None:
+                    value = make(value)
             fut.set_result(value)
         elif kind == "fetch":
             fut.set_exception(FetchError("fetch failed: " + str(rep.get("error"))))
@@ -637,10 +639,11 @@ class Run:
         self.pending[self.next_id] = (fut, kind)
         return self.next_id, fut
 
-    def module_call(self, op, what, fields, raw=()):
+    def module_call(self, op, what, fields, raw=(), kind=None):
         """Sends a module call (see modules_linux.go) and returns its
         future. fields are small JSON values; raw are (name, JSON bytes)
-        made by _module_json."""
+        made by _module_json. kind names the object its value becomes
+        (_REPLY_TYPES); by default the op's, if it has one."""
         module = op.split(".")[0]
         error = _MODULE_ERRORS[module]
         if self.module_inflight >= self.module_max_calls:
@@ -657,7 +660,8 @@ class Run:
         if len(line) > self.module_max_bytes:
             raise error("%s: the call is %d bytes of JSON, more than one module call may carry (%d bytes)"
                         % (what, len(line), self.module_max_bytes))
-        kind = op if op == "duckdb.open" else module
+        if kind is None:
+            kind = op if op in _REPLY_TYPES else module
         _, fut = self.new_request(kind)
         self.module_inflight += 1
         self.send(line)
@@ -1045,15 +1049,31 @@ def _sql(sql, what):
     return sql
 
 
+def _resolved(value):
+    """An awaitable already done with value: what a call that needs no host
+    (connect, prepare, a connection's close) returns, as JavaScript's
+    returns a resolved promise."""
+    fut = CURRENT.loop.create_future()
+    fut.set_result(value)
+    return fut
+
+
+def _str(v, what):
+    if not isinstance(v, str):
+        raise TypeError(what + " must be a string")
+    return v
+
+
 class Database:
     """A DuckDB database of the run: duckdb.open() makes it; close() or the
     end of the run destroys it. Each method sends its call at once and
     returns an awaitable."""
 
-    __slots__ = ("_h",)
+    __slots__ = ("_h", "_files")
 
     def __init__(self, handle):
         self._h = handle
+        self._files = {}  # register_file_text's texts, by name
 
     def load(self, table, rows):
         """Creates table from rows: a list of dicts, or their JSON text."""
@@ -1075,6 +1095,12 @@ class Database:
         raw = [("params", _module_json(_big_ints(list(params)), "db.query parameters"))] if params else []
         return CURRENT.module_call("duckdb.query", "db.query", [("handle", self._h), ("sql", sql)], raw)
 
+    def _table(self, sql, params, what):
+        """A query whose result is a Table, for connections."""
+        _sql(sql, what)
+        raw = [("params", _module_json(_big_ints(list(params)), what + " parameters"))] if params else []
+        return CURRENT.module_call("duckdb.table", what, [("handle", self._h), ("sql", sql)], raw)
+
     def exec(self, sql):
         """Runs one or more statements and discards their results."""
         _sql(sql, "db.exec")
@@ -1083,6 +1109,20 @@ class Database:
     def close(self):
         """Destroys the database; later calls fail."""
         return CURRENT.module_call("duckdb.close", "db.close", [("handle", self._h)])
+
+    def connect(self):
+        """DuckDB-WASM's db.connect: a Connection to this database, whose
+        close leaves the database open; await it."""
+        return _resolved(Connection(self, False))
+
+    def register_file_text(self, name, text):
+        """DuckDB-WASM's db.registerFileText, for insert_json_from_path:
+        the text stays in the run's memory; nothing is written anywhere."""
+        _str(name, "db.register_file_text: the name")
+        if isinstance(text, (bytes, bytearray)):
+            text = bytes(text).decode("utf-8", "replace")
+        self._files[name] = _str(text, "db.register_file_text: the text")
+        return _resolved(None)
 
     async def __aenter__(self):
         return self
@@ -1094,16 +1134,256 @@ class Database:
         return "<duckdb.Database %r>" % (self._h,)
 
 
+class Field:
+    """A column of a Table's schema: its name, DuckDB's name for its type
+    ("BIGINT", "DECIMAL(10,2)", "INTEGER[]") and nullable (always True: a
+    query's columns may hold NULL)."""
+
+    __slots__ = ("name", "type", "nullable")
+
+    def __init__(self, name, type):
+        self.name, self.type, self.nullable = name, type, True
+
+    def __eq__(self, other):
+        if not isinstance(other, Field):
+            return NotImplemented
+        return (self.name, self.type, self.nullable) == (other.name, other.type, other.nullable)
+
+    __hash__ = None
+
+    def __repr__(self):
+        return "Field(%r, %r)" % (self.name, self.type)
+
+
+class Schema:
+    """A Table's columns, as pyarrow's Schema: fields, names, types,
+    iteration over the fields, schema[i] or schema["name"]."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, fields):
+        self.fields = fields  # a tuple of Field
+
+    @property
+    def names(self):
+        return [f.name for f in self.fields]
+
+    @property
+    def types(self):
+        return [f.type for f in self.fields]
+
+    def field(self, key):
+        """The field of a column, by name or index."""
+        if isinstance(key, str):
+            for f in self.fields:
+                if f.name == key:
+                    return f
+            raise KeyError(_no_column(key, self.fields))
+        return self.fields[key]
+
+    __getitem__ = field
+
+    def __len__(self):
+        return len(self.fields)
+
+    def __iter__(self):
+        return iter(self.fields)
+
+    def __repr__(self):
+        return "\n".join("%s: %s" % (f.name, f.type) for f in self.fields)
+
+
+def _no_column(name, fields):
+    return "table.column: no column %s; the columns are %s" % (_dumps(name), ", ".join(f.name for f in fields) or "none")
+
+
+class Table:
+    """A query's result on a Connection, in pyarrow's shape: num_rows,
+    num_columns, column_names, schema, to_pylist() (rows as dicts),
+    to_pydict() (columns as lists), column(name), len() and iteration
+    over the rows. Values are converted as db.query's rows are (an exact
+    int for every integer type, decimal.Decimal, a str for a DATE); each
+    call makes new lists and dicts."""
+
+    __slots__ = ("_rows", "_names", "schema")
+
+    def __init__(self, value):
+        cols = value["columns"]
+        self._names = [c["name"] for c in cols]
+        self.schema = Schema(tuple(Field(c["name"], c["type"]) for c in cols))
+        self._rows = value["rows"]  # a list per row, in column order
+
+    @property
+    def num_rows(self):
+        return len(self._rows)
+
+    @property
+    def num_columns(self):
+        return len(self._names)
+
+    @property
+    def shape(self):
+        return (len(self._rows), len(self._names))
+
+    @property
+    def column_names(self):
+        return list(self._names)
+
+    def to_pylist(self):
+        """The rows, each a dict of the columns in order."""
+        names = self._names
+        return [dict(zip(names, r)) for r in self._rows]
+
+    def to_pydict(self):
+        """The columns, each a list, by name."""
+        return {n: [r[j] for r in self._rows] for j, n in enumerate(self._names)}
+
+    def column(self, key):
+        """A column's values, a list; key is its name or its index."""
+        if isinstance(key, str):
+            try:
+                j = self._names.index(key)
+            except ValueError:
+                raise KeyError(_no_column(key, self.schema.fields)) from None
+        elif isinstance(key, int) and not isinstance(key, bool):
+            j = key
+            if not -len(self._names) <= j < len(self._names):
+                raise IndexError("table.column: no column %d; the table has %d" % (j, len(self._names)))
+        else:
+            raise TypeError("table.column: the column must be its name (a string) or its index")
+        return [r[j] for r in self._rows]
+
+    def __len__(self):
+        return len(self._rows)
+
+    def __iter__(self):
+        names = self._names
+        for r in self._rows:
+            yield dict(zip(names, r))
+
+    def __repr__(self):
+        return "<Table of %d rows: %s>" % (len(self._rows), ", ".join(self._names))
+
+
+class Connection:
+    """DuckDB-WASM's AsyncDuckDBConnection, for the part a step needs over
+    in-memory data: query, prepare, insert_json_from_path, close. From
+    duckdb.connect() it owns its database, and its close closes it; from
+    db.connect() it leaves it open."""
+
+    __slots__ = ("_db", "_owns", "_closed")
+
+    def __init__(self, db, owns):
+        self._db, self._owns, self._closed = db, owns, False
+
+    def _check(self, what):
+        if self._closed:
+            raise DuckDBError(what + ": the connection is closed")
+
+    def query(self, sql, *params):
+        """Runs sql with params bound to its placeholders (? or $1); await
+        its Table."""
+        self._check("c.query")
+        return self._db._table(sql, params, "c.query")
+
+    def prepare(self, sql):
+        """A PreparedStatement of sql; await it. The SQL is checked when it
+        runs."""
+        self._check("c.prepare")
+        _sql(sql, "c.prepare")
+        return _resolved(PreparedStatement(self, sql))
+
+    def insert_json_from_path(self, path, options=None, *, name=None):
+        """Creates the table name (or options["name"], DuckDB-WASM's form)
+        from the JSON rows registered as path with db.register_file_text."""
+        self._check("c.insert_json_from_path")
+        _str(path, "c.insert_json_from_path: the path")
+        if options is not None:
+            if not isinstance(options, dict):
+                raise TypeError("c.insert_json_from_path: options must be a dict, {\"name\": table}")
+            if name is not None:
+                raise TypeError("c.insert_json_from_path: give name= or options, not both")
+            name = options.get("name")
+        _str(name, "c.insert_json_from_path: the table name (name= or options[\"name\"])")
+        text = self._db._files.get(path)
+        if text is None:
+            raise DuckDBError("c.insert_json_from_path: no file %s was registered with db.register_file_text (a step reads no files)" % _dumps(path))
+        return self._db.load(name, text)
+
+    def close(self):
+        """Closes the connection, and duckdb.connect's database with it;
+        later calls fail. Closing it again does nothing."""
+        if self._closed:
+            return _resolved(None)
+        self._closed = True
+        return self._db.close() if self._owns else _resolved(None)
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.close()
+
+    def __repr__(self):
+        return "<duckdb.Connection %r%s>" % (self._db._h, " closed" if self._closed else "")
+
+
+def _own_connection(handle):
+    return Connection(Database(handle), True)
+
+
+class PreparedStatement:
+    """DuckDB-WASM's prepared statement: query(*params) runs its SQL with
+    params bound to its placeholders."""
+
+    __slots__ = ("_c", "_sql", "_closed")
+
+    def __init__(self, c, sql):
+        self._c, self._sql, self._closed = c, sql, False
+
+    def query(self, *params):
+        """Runs the statement; await its Table."""
+        if self._closed:
+            raise DuckDBError("stmt.query: the statement is closed")
+        self._c._check("stmt.query")
+        return self._c._db._table(self._sql, params, "stmt.query")
+
+    def close(self):
+        self._closed = True
+        return _resolved(None)
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.close()
+
+    def __repr__(self):
+        return "<duckdb.PreparedStatement %s%s>" % (_dumps(self._sql[:60]), " closed" if self._closed else "")
+
+
+# What a module call's value becomes, by the kind of its request.
+_REPLY_TYPES = {"duckdb.open": Database, "duckdb.connect": _own_connection, "duckdb.table": Table}
+
+
 class DuckDB:
     """The duckdb module: an in-memory database per run."""
 
     __slots__ = ()
     Error = DuckDBError
     Database = Database
+    Connection = Connection
+    PreparedStatement = PreparedStatement
+    Table = Table
 
     def open(self):
         """Opens the run's database (one at a time); await it."""
         return CURRENT.module_call("duckdb.open", "duckdb.open", [])
+
+    def connect(self):
+        """Opens the run's database and returns a DuckDB-WASM-style
+        Connection to it, whose close closes the database; await it."""
+        return CURRENT.module_call("duckdb.open", "duckdb.connect", [], kind="duckdb.connect")
 
     def __repr__(self):
         return "<stepbox module duckdb>"
