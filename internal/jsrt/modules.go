@@ -225,6 +225,9 @@ func (rn *run) moduleCall(op string, args []any) (any, error) {
 		text, _ := arg[string](args, 3)
 		params, err := decodeParams(text)
 		if err != nil {
+			if op == "duckdb.table" {
+				return nil, fmt.Errorf("c.query: %w", err)
+			}
 			return nil, fmt.Errorf("db.query: %w", err)
 		}
 		call = md.withDB(handle, "query", func(db *duckdb.DB) modReply {

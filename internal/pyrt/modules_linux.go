@@ -107,10 +107,14 @@ func (rn *run) checkCall(c *ipc.ModuleCall, rowsText *string) string {
 	if err := c.Check(); err != nil {
 		return fmt.Sprintf("%s: malformed call: %v", cut(c.Op, 40), err)
 	}
+	query := "db.query"
+	if c.Op == ipc.OpDuckDBTable {
+		query = "c.query"
+	}
 	for _, a := range []struct {
 		v    json.RawMessage
 		what string
-	}{{c.Rows, "db.load: the rows are "}, {c.Params, "db.query: the parameters are "},
+	}{{c.Rows, "db.load: the rows are "}, {c.Params, query + ": the parameters are "},
 		{c.Model, c.Op + ": the model is "}, {c.Options, c.Op + ": the options are "}} {
 		if err := ipc.CheckJSONDepth(a.v, ipc.MaxJSONDepth); err != nil {
 			return a.what + err.Error()
