@@ -81,7 +81,13 @@ export async function median(n, warmup, fn) {
 export async function workloadTimes(workloads, runs, warmup, runOnce) {
   const out = {};
   for (const [name, code] of Object.entries(workloads)) {
-    out[name] = await median(runs, warmup, () => runOnce(code, 512));
+    // A workload the engine cannot run (one using a global it lacks)
+    // fails its own cell only.
+    try {
+      out[name] = await median(runs, warmup, () => runOnce(code, 512));
+    } catch (e) {
+      out[name] = { error: String((e && e.message) || e).split("\n")[0] };
+    }
   }
   return { workloads: out };
 }

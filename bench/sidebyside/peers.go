@@ -70,6 +70,7 @@ type nodeOut struct {
 	Workloads map[string]struct {
 		Ms     float64         `json:"ms"`
 		Result json.RawMessage `json:"result"`
+		Error  string          `json:"error"`
 	} `json:"workloads"`
 	US        float64            `json:"us_per_roundtrip"`
 	All       map[string]float64 `json:"all"`
@@ -240,6 +241,10 @@ func (r *runner) peerWorkloads(ctx context.Context, p peer, rw *row) {
 			w, ok := out.Workloads[c]
 			if !ok {
 				rw.fail([]string{c}, errors.New("no figure"))
+				continue
+			}
+			if w.Error != "" {
+				rw.fail([]string{c}, errors.New(w.Error))
 				continue
 			}
 			if err := r.checkResult(c, w.Result, false); err != nil {
