@@ -324,7 +324,7 @@ func (rep *report) floorTable() string {
 	return b.String()
 }
 
-const ratioNote = "**× Stepbox** after a figure is the row's cost ÷ Stepbox's: row time ÷ Stepbox time (latency, workloads, round trip), " +
+const ratioNote = "**× Stepbox** after a figure is the row's cost ÷ Stepbox's: row time ÷ Stepbox time (latency, workloads, DuckDB step, round trip), " +
 	"Stepbox runs/s ÷ row runs/s, row memory ÷ Stepbox memory. **Above 1, Stepbox is faster (or smaller) by that factor; below 1, the row is.** " +
 	"JavaScript rows compare with *Stepbox, process*, except memory, which compares with *Stepbox, in-process* (a VM against an isolate or a context); " +
 	"Python rows compare with *Stepbox Python*."
