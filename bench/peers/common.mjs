@@ -7,12 +7,28 @@
 
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
 import { createRequire } from "node:module";
+import fs from "node:fs";
+import path from "node:path";
 
 const require = createRequire(import.meta.url);
 
-// version returns the installed version of an npm package.
+// version returns the installed version of an npm package. A package whose
+// "exports" leave out its package.json (DuckDB-WASM) is found from its
+// entry point, up to the directory whose package.json names it.
 export function version(pkg) {
-  return require(`${pkg}/package.json`).version;
+  try {
+    return require(`${pkg}/package.json`).version;
+  } catch (e) {
+    if (e?.code !== "ERR_PACKAGE_PATH_NOT_EXPORTED") throw e;
+  }
+  for (let dir = path.dirname(require.resolve(pkg)); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const f = path.join(dir, "package.json");
+    if (fs.existsSync(f)) {
+      const p = JSON.parse(fs.readFileSync(f, "utf8"));
+      if (p.name === pkg) return p.version;
+    }
+  }
+  throw new Error(`cannot find the package.json of ${pkg}`);
 }
 
 // packageDir returns the directory of an installed npm package.

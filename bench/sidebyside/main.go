@@ -12,8 +12,10 @@
 // in-process, the engine under it (modernc.org/quickjs driven directly, a
 // fresh VM per run: the floor, with a table of Stepbox's ratios to it),
 // isolated-vm (V8 isolates) and quickjs-emscripten (QuickJS in
-// WebAssembly). Python: Stepbox's jailed CPython, `python3 -c` per run, and
-// Pyodide in Node, cold (loaded per run) and warm. The Node peers are npm
+// WebAssembly); for a DuckDB step (10,000 rows loaded and grouped),
+// DuckDB-WASM in Node, cold (an instance per run) and warm. Python:
+// Stepbox's jailed CPython, `python3 -c` per run, and Pyodide in Node, cold
+// (loaded per run) and warm. The Node peers are npm
 // packages installed into bench/peers at run time (npm ci, the machine's
 // npm configuration); a peer that cannot be installed or loaded shows as
 // "unavailable: <reason>" in its row, and the Stepbox rows run regardless.
@@ -57,6 +59,9 @@ type config struct {
 	roundTrips       int // data requests in each measured bridge run
 	bridgeRuns       int // measured bridge runs (median reported)
 	memInstances     int // idle runtimes created for the memory figure
+	duckRows         int // rows the DuckDB step loads
+	duckRuns         int // timed DuckDB steps per row (median reported)
+	duckWarmup       int
 	pyodideInstances int
 }
 
@@ -66,19 +71,21 @@ func defaults(quick bool) config {
 			quick: true, latencyRuns: 50, latencyWarmup: 5, pyLatencyRuns: 20, pyodideColdRuns: 2,
 			throughput: 500 * time.Millisecond, throughputWarmup: 100 * time.Millisecond, pyodideTput: 2 * time.Second,
 			workloadRuns: 1, workloadWarmup: 0, roundTrips: 200, bridgeRuns: 1, memInstances: 20, pyodideInstances: 1,
+			duckRows: 10_000, duckRuns: 3, duckWarmup: 1,
 		}
 	}
 	return config{
 		latencyRuns: 500, latencyWarmup: 20, pyLatencyRuns: 100, pyodideColdRuns: 5,
 		throughput: 3 * time.Second, throughputWarmup: 300 * time.Millisecond, pyodideTput: 6 * time.Second,
 		workloadRuns: 3, workloadWarmup: 1, roundTrips: 2000, bridgeRuns: 3, memInstances: 50, pyodideInstances: 3,
+		duckRows: 10_000, duckRuns: 10, duckWarmup: 3,
 	}
 }
 
 func main() {
 	quick := flag.Bool("quick", false, "a smoke run: fewer iterations and shorter phases")
 	out := flag.String("out", "", "markdown file to write (default bench/RESULTS.md in the repository; \"-\" for none)")
-	only := flag.String("only", "", "comma-separated terms; run only the measures whose key ROW/MEASURE contains one\n(rows: stepbox-process, stepbox-inprocess, quickjs-raw, isolated-vm, quickjs-emscripten,\nstepbox-python, python3, pyodide, pyodide-warm; measures: latency, throughput,\nthe workload names, bridge, memory)")
+	only := flag.String("only", "", "comma-separated terms; run only the measures whose key ROW/MEASURE contains one\n(rows: stepbox-process, stepbox-inprocess, quickjs-raw, isolated-vm, quickjs-emscripten,\nduckdb-wasm, duckdb-wasm-warm, stepbox-python, python3, pyodide, pyodide-warm; measures:\nlatency, throughput, the workload names, duckdb10k, bridge, memory)")
 	nodedir := flag.String("nodedir", "auto", "--nodedir passed to npm for isolated-vm's native build: auto means /usr when\n/usr/include/node/node.h exists (Debian's node headers; node-gyp cannot download them offline)")
 	flag.Parse()
 	if flag.NArg() > 0 {

@@ -16,10 +16,12 @@ import (
 // A peer is an engine run by a Node script in bench/peers.
 type peer struct {
 	id, group, name, how string
+	suffix               string   // after the name and version: ", cold", ", warm"
 	pkg                  string   // npm package: its version goes into the name
 	script               string   // file in bench/peers
 	flags                []string // node's own flags
 	latency, throughput  string   // the script's measures for those columns
+	duck                 string   // the script's measure for the DuckDB step (duck.go)
 	workloads            bool     // runs bench/workloads
 	bridge, memory       bool
 	python               bool // the trivial step is Python's
@@ -44,13 +46,13 @@ var (
 		minInstances: 600,
 	}
 	pyodidePeer = peer{
-		id: "pyodide", group: "python", name: "Pyodide", pkg: "pyodide", script: "pyodide.mjs",
+		id: "pyodide", group: "python", name: "Pyodide", suffix: ", cold", pkg: "pyodide", script: "pyodide.mjs",
 		how:   "loadPyodide() + runPython() per run, in Node, from the npm package's files (no CDN)",
 		flags: []string{"--expose-gc"}, latency: "latency", throughput: "throughput",
 		bridge: true, memory: true, python: true, cold: true,
 	}
 	pyodideWarmPeer = peer{
-		id: "pyodide-warm", group: "python", name: "Pyodide", pkg: "pyodide", script: "pyodide.mjs",
+		id: "pyodide-warm", group: "python", name: "Pyodide", suffix: ", warm", pkg: "pyodide", script: "pyodide.mjs",
 		how:   "runPython() on one already loaded interpreter: runs share its state, no isolation between them",
 		flags: []string{"--expose-gc"}, latency: "warm-latency", throughput: "warm-throughput", python: true,
 	}
@@ -110,12 +112,7 @@ func (r *runner) node(ctx context.Context, p peer, measure string, params any) (
 
 // nodePeer measures one peer row through its Node script.
 func (r *runner) nodePeer(ctx context.Context, p peer) *row {
-	rw := newRow(p.id, p.group, p.name, p.how)
-	if p.id == "pyodide-warm" {
-		rw.name = p.name + ", warm"
-	} else if p.cold {
-		rw.name = p.name + ", cold"
-	}
+	rw := newRow(p.id, p.group, p.name+p.suffix, p.how)
 	if r.peersErr != nil {
 		r.unavailable(rw, r.peersErr.Error())
 		return rw
@@ -181,6 +178,7 @@ func (r *runner) nodePeer(ctx context.Context, p peer) *row {
 			}
 		}
 	}
+	r.peerDuckDB(ctx, p, rw)
 	if r.want(p.id, colBridge) && p.bridge {
 		r.measure(rw, []string{colBridge}, func() error {
 			out, err := r.node(ctx, p, "bridge", map[string]any{"n": r.cfg.roundTrips, "runs": r.cfg.bridgeRuns})

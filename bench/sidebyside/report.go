@@ -41,7 +41,7 @@ func (rep *report) columns() []string {
 			cols = append(cols, w.name)
 		}
 	}
-	cols = append(cols, colBridge, colMemory)
+	cols = append(cols, colDuck, colBridge, colMemory)
 	// Only the columns some row has a cell in.
 	var used []string
 	for _, c := range cols {
@@ -67,6 +67,8 @@ func title(col string) string {
 		return "data round trip"
 	case colMemory:
 		return "idle memory"
+	case colDuck:
+		return "DuckDB 10k rows"
 	}
 	return col
 }
@@ -322,7 +324,7 @@ func (rep *report) floorTable() string {
 	return b.String()
 }
 
-const ratioNote = "**× Stepbox** after a figure is the row's cost ÷ Stepbox's: row time ÷ Stepbox time (latency, workloads, round trip), " +
+const ratioNote = "**× Stepbox** after a figure is the row's cost ÷ Stepbox's: row time ÷ Stepbox time (latency, workloads, DuckDB step, round trip), " +
 	"Stepbox runs/s ÷ row runs/s, row memory ÷ Stepbox memory. **Above 1, Stepbox is faster (or smaller) by that factor; below 1, the row is.** " +
 	"JavaScript rows compare with *Stepbox, process*, except memory, which compares with *Stepbox, in-process* (a VM against an isolate or a context); " +
 	"Python rows compare with *Stepbox Python*."
@@ -403,6 +405,12 @@ func (rep *report) markdown() string {
 		c.throughput, c.pyodideTput, c.throughputWarmup, clients(), clients(), clients())
 	fmt.Fprintf(&b, "- **fib … transform**: the other `bench/workloads`, each the body of an async function (peers run it as `(async () => { … })()`), in a fresh runtime per run with a 512 MB memory limit where the engine has one: the median of %s after %s, call to result. Every result is checked against the workloads' README and against Stepbox's.\n",
 		runs(c.workloadRuns, ""), runs(c.workloadWarmup, "warm-up "))
+	fmt.Fprintf(&b, "- **DuckDB 10k rows** (`duckdb10k`): a step given %d rows (`{id, region, amount}`) that loads them into a table and runs `%s`, end to end, one run at a time: the median of %s after %s. "+
+		"Stepbox: the rows are the run's input; the step is `duckdb.open()`, `db.load(\"sales\", input.rows)`, `db.query(…)`, `db.close()`, Submit to result (`BenchmarkDuckDBRun`'s step). "+
+		"DuckDB-WASM in Node (blocking bindings), from `JSON.stringify(rows)` to the result's rows as plain values: `db.registerFileText` + `conn.insertJSONFromPath(…, {name: \"sales\"})` + `conn.query(…).toArray()`; "+
+		"cold: a new instance per run (`createDuckDB` + `instantiate` + `connect` included), the isolation a sandbox needs when tenants never share one; "+
+		"warm: one instance made before the runs, each run connecting, loading a fresh table and dropping it, no isolation between runs. Every result is checked against the answer computed from the rows.\n",
+		c.duckRows, duckSQL, runs(c.duckRuns, ""), runs(c.duckWarmup, "warm-up "))
 	fmt.Fprintf(&b, "- **data round trip**: one run of a step awaiting %d host data requests in a row (`await dataProxy.request(\"get\", i)`, the host answering asynchronously with the parameters), after a warm-up run of %d; the run's wall time ÷ %d. Each engine's bridge is under its row in Notes.\n",
 		c.roundTrips, max(1, c.roundTrips/10), c.roundTrips)
 	fmt.Fprintf(&b, "- **idle memory**: what one idle, ready runtime costs. Stepbox, process: RSS of a jailed worker process (its Go runtime, QuickJS and 2 warm VMs), the mean over the engine's workers, without its fork server — the cost of one pool slot, no ratio. modernc.org/quickjs, raw: this process's RSS increase for %d idle VMs, ÷ %d, after GC. Stepbox, in-process: the host's RSS increase for %d warm VMs, ÷ %d, after GC, with a first engine up before the baseline. isolated-vm and quickjs-emscripten: Node's RSS increase from half of N idle isolates / runtimes to all N (each with a context, the bridge installed and one evaluation done), per isolate / runtime, after GC: N = %d (quickjs-emscripten: %d, enough to outgrow its WebAssembly memory's initial 16 MB, resident from the start). Stepbox Python: RSS of the processes the Python pool starts (the jailed zygote with its preloaded modules, and the child it keeps forked ahead). `python3 -c`: RSS of one idle interpreter. Pyodide: Node's RSS increase per loaded interpreter (%d, after a first one). RSS counts shared pages in full; the notes give PSS for the processes, and QuickJS's own count of its allocations.\n",

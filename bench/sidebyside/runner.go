@@ -21,6 +21,7 @@ const (
 	colTput   = "runs/s"
 	colBridge = "bridge"
 	colMemory = "memory"
+	colDuck   = "duckdb10k" // a DuckDB step: load rows, GROUP BY (duck.go)
 )
 
 // filterKey is the measure name a column answers to in -only.
@@ -146,8 +147,12 @@ type runner struct {
 	install  time.Duration              // how long installing them took
 }
 
-// want says whether the measure col of row id is selected by -only.
+// want says whether the measure col of row id is selected by -only (and
+// the row has that measure at all).
 func (r *runner) want(id, col string) bool {
+	if !hasColumn(id, col) {
+		return false
+	}
 	if len(r.cfg.only) == 0 {
 		return true
 	}
@@ -177,7 +182,17 @@ func (r *runner) allColumns() []string {
 	for _, w := range r.timed() {
 		cols = append(cols, w.name)
 	}
-	return append(cols, colBridge, colMemory)
+	return append(cols, colDuck, colBridge, colMemory)
+}
+
+// hasColumn says whether row id has a measure for col: the DuckDB step
+// runs only in Stepbox's JavaScript rows and DuckDB-WASM's, which have no
+// other measure.
+func hasColumn(id, col string) bool {
+	if isDuckPeer(id) {
+		return col == colDuck
+	}
+	return col != colDuck || id == "stepbox-process" || id == "stepbox-inprocess"
 }
 
 // any says whether any measure of row id is selected.
@@ -187,7 +202,7 @@ func (r *runner) any(id string) bool { return len(r.wants(id, r.allColumns()...)
 // installed before anything is measured, so that npm does not compete
 // with the measurements.
 func (r *runner) all(ctx context.Context) []*row {
-	nodeRows := []string{"isolated-vm", "quickjs-emscripten", "pyodide", "pyodide-warm"}
+	nodeRows := []string{"isolated-vm", "quickjs-emscripten", duckPeer.id, duckWarmPeer.id, "pyodide", "pyodide-warm"}
 	if !r.cfg.noPeers && slices.ContainsFunc(nodeRows, r.any) {
 		t0 := time.Now()
 		r.peersErr = r.installPeers(ctx)
@@ -208,6 +223,8 @@ func (r *runner) all(ctx context.Context) []*row {
 		{floorID, r.floor},
 		{"isolated-vm", func(ctx context.Context) *row { return r.nodePeer(ctx, ivmPeer) }},
 		{"quickjs-emscripten", func(ctx context.Context) *row { return r.nodePeer(ctx, qjsPeer) }},
+		{duckPeer.id, func(ctx context.Context) *row { return r.nodePeer(ctx, duckPeer) }},
+		{duckWarmPeer.id, func(ctx context.Context) *row { return r.nodePeer(ctx, duckWarmPeer) }},
 		{"stepbox-python", r.stepboxPython},
 		{"python3", r.python3},
 		{"pyodide", func(ctx context.Context) *row { return r.nodePeer(ctx, pyodidePeer) }},

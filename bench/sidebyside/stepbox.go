@@ -69,6 +69,7 @@ func (r *runner) stepboxJS(ctx context.Context, id string) *row {
 		})
 	}
 	r.sbWorkloads(ctx, rw, iso)
+	r.sbDuckDB(ctx, rw, iso)
 	if r.want(id, colBridge) {
 		r.measure(rw, []string{colBridge}, func() error {
 			us, err := r.sbBridge(ctx, sandbox.Config{Isolation: iso, PoolSize: 1}, sandbox.JavaScript, jsBridgeStep)
