@@ -476,13 +476,15 @@
     if (fetchAPI === undefined) fetchAPI = __sbx_api("fetch");
     return fetchAPI;
   }
-  // The web platform's globals (text.js, web.js, url.js, crypto.js): most
+  // The web platform's globals (text.js, web.js, clone.js, url.js,
+  // crypto.js): most
   // steps use none of them, and a run pays for a part only when its step
   // first reads one of its globals (or another part needs it).
   function __sbx_textAPI() { return __sbx_api("text"); }
   function __sbx_webAPI() { return __sbx_api("web"); }
   function __sbx_urlAPI() { return __sbx_api("url"); }
   function __sbx_cryptoAPI() { return __sbx_api("crypto"); }
+  function __sbx_cloneAPI() { return __sbx_api("clone"); }
 
   function __sbx_settle(name, value) {
     ObjectDefineProperty(global, name, { __proto__: null, value: value, writable: true, configurable: true, enumerable: false });
@@ -505,7 +507,8 @@
   {
     const text = ["atob", "btoa", "TextEncoder", "TextDecoder"];
     for (let i = 0; i < text.length; i++) __sbx_lazy(text[i], __sbx_textAPI);
-    const web = ["structuredClone", "DOMException", "Event", "EventTarget", "AbortController", "AbortSignal",
+    __sbx_lazy("structuredClone", __sbx_cloneAPI);
+    const web = ["DOMException", "Event", "EventTarget", "AbortController", "AbortSignal",
       "performance", "Blob", "File", "FormData"];
     for (let i = 0; i < web.length; i++) __sbx_lazy(web[i], __sbx_webAPI);
     __sbx_lazy("URL", __sbx_urlAPI);

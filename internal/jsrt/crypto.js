@@ -8,8 +8,13 @@
 "use strict";
 (function __sbx_cryptoPart(bridge) {
   const { host, ReflectApply, ObjectFreeze, StringCtor, TypeErrorCtor, __sbx_resolved, __sbx_rejected } = bridge;
-  const { __sbx_view: view, __sbx_bufferSource: bufferSource, __sbx_binary: binary,
-    __sbx_fromBinary: fromBinary } = bridge.part("text");
+  // text.js's byte helpers, loaded with the first call that needs them:
+  // randomUUID does not.
+  function view(v) { return bridge.part("text").__sbx_view(v); }
+  function bufferSource(v, what) { return bridge.part("text").__sbx_bufferSource(v, what); }
+  function binary(b) { return bridge.part("text").__sbx_binary(b); }
+  function fromBinary(s) { return bridge.part("text").__sbx_fromBinary(s); }
+  const StringCharCodeAt = String.prototype.charCodeAt;
   // A DOMException is web.js's, loaded when the first one is thrown.
   function dom(message, name) { return bridge.part("web").__sbx_dom(message, name); }
 
@@ -46,13 +51,14 @@
   }
   const HEX = "0123456789abcdef";
   function randomUUID() {
-    const b = fromBinary(host("web", "random", 16));
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
+    const r = host("web", "random", 16); // 16 bytes, one per character
     let s = "";
     for (let i = 0; i < 16; i++) {
+      let b = ReflectApply(StringCharCodeAt, r, [i]);
+      if (i === 6) b = (b & 0x0f) | 0x40;
+      else if (i === 8) b = (b & 0x3f) | 0x80;
       if (i === 4 || i === 6 || i === 8 || i === 10) s += "-";
-      s += HEX[b[i] >> 4] + HEX[b[i] & 15];
+      s += HEX[b >> 4] + HEX[b & 15];
     }
     return s;
   }

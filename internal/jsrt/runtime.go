@@ -41,6 +41,9 @@ var textSource string
 //go:embed web.js
 var webSource string
 
+//go:embed clone.js
+var cloneSource string
+
 //go:embed url.js
 var urlSource string
 
@@ -55,6 +58,7 @@ var partSources = map[string]string{
 	"intl":    intlSource,
 	"text":    textSource,
 	"web":     webSource,
+	"clone":   cloneSource,
 	"url":     urlSource,
 	"crypto":  cryptoSource,
 }

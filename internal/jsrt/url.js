@@ -7,8 +7,11 @@
 "use strict";
 (function __sbx_urlPart(bridge) {
   const { host, ReflectApply, ObjectFreeze, StringCtor, TypeErrorCtor, SymbolIterator } = bridge;
-  const text = bridge.part("text");
-  const utf8 = text.__sbx_utf8, utf8decode = text.__sbx_utf8decode;
+  // text.js's UTF-8 codec, loaded when a URL first needs it: an ASCII host
+  // without escapes does not.
+  function utf8(s) { return bridge.part("text").__sbx_utf8(s); }
+  function utf8decode(b) { return bridge.part("text").__sbx_utf8decode(b); }
+  const NOT_PLAIN = /[^\x00-\x7f]|%/;
 
   const SPECIAL = { __proto__: null, ftp: 21, file: null, http: 80, https: 443, ws: 80, wss: 443 };
   const HEXU = "0123456789ABCDEF";
@@ -92,7 +95,7 @@
       if (FORBIDDEN_HOST.test(input)) return null;
       return encode(input, SET_C0, false);
     }
-    const domain = utf8decode(percentDecode(input, false));
+    const domain = NOT_PLAIN.test(input) ? utf8decode(percentDecode(input, false)) : input;
     const ascii = domainToASCII(domain);
     if (ascii === null || ascii === "" || FORBIDDEN_DOMAIN.test(ascii)) return null;
     if (endsInNumber(ascii)) {

@@ -1,7 +1,7 @@
 // Stepbox guest bootstrap, a part: the web platform's core globals
 // (WinterTC's minimum common API) but the text ones (text.js):
-// structuredClone, DOMException, Event, EventTarget, AbortController,
-// AbortSignal, performance, Blob, File and FormData. A VM reads it only
+// DOMException, Event, EventTarget, AbortController, AbortSignal,
+// performance, Blob, File and FormData (structuredClone is clone.js's). A VM reads it only
 // when a step first reads one of these globals (bootstrap.js, __sbx_lazy),
 // from bytecode compiled by Stepbox itself. crypto.js and fetch.js use its
 // helpers (the __sbx_* members of what it returns, which are no globals).
@@ -18,15 +18,9 @@
     TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer, DataViewByteOffset, DataViewByteLength,
     TypeErrorCtor, ErrorCtor, __sbx_resolved, __sbx_list, setTimer } = bridge;
   const ObjectPrototypeToString = Object.prototype.toString;
-  const ArrayBufferSlice = ArrayBuffer.prototype.slice;
-  const ArrayBufferCtor = ArrayBuffer;
   const SymbolToStringTag = Symbol.toStringTag;
   const SymbolIterator = Symbol.iterator;
 
-  function __sbx_tag(o) { return ReflectApply(ObjectPrototypeToString, o, []); }
-  function __sbx_is(getter, v) {
-    try { ReflectApply(getter, v, []); return true; } catch (_) { return false; }
-  }
   function __sbx_setTag(C, name) {
     Object.defineProperty(C.prototype, SymbolToStringTag, { value: name, configurable: true });
   }
@@ -81,119 +75,6 @@
   const text = bridge.part("text");
   const { __sbx_view, __sbx_bufferSource, __sbx_binary, __sbx_fromBinary, __sbx_utf8, __sbx_utf8decode } = text;
 
-
-  // ---- structuredClone ---------------------------------------------------
-
-  const DateGetTime = Date.prototype.getTime;
-  const RegExpSource = Object.getOwnPropertyDescriptor(RegExp.prototype, "source").get;
-  const RegExpFlags = Object.getOwnPropertyDescriptor(RegExp.prototype, "flags").get;
-  const MapSizeGetter = Object.getOwnPropertyDescriptor(Map.prototype, "size").get;
-  const SetSizeGetter = Object.getOwnPropertyDescriptor(Set.prototype, "size").get;
-  const MapForEachFn = Map.prototype.forEach;
-  const SetForEachFn = Set.prototype.forEach;
-  const MapSetFn = Map.prototype.set;
-  const MapGetFn = Map.prototype.get;
-  const SetAddFn = Set.prototype.add;
-  const BooleanValueOf = Boolean.prototype.valueOf;
-  const NumberValueOf = Number.prototype.valueOf;
-  const StringValueOf = String.prototype.valueOf;
-  const BigIntValueOf = typeof BigInt === "function" ? BigInt.prototype.valueOf : undefined;
-  const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
-  const TypedArrayName = Object.getOwnPropertyDescriptor(TypedArrayProto, SymbolToStringTag).get;
-  const TypedArrayLengthGetter = Object.getOwnPropertyDescriptor(TypedArrayProto, "length").get;
-  const VIEWS = {
-    __proto__: null, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array,
-    Uint32Array, Float32Array, Float64Array, BigInt64Array, BigUint64Array,
-  };
-  const ERRORS = {
-    __proto__: null, Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError,
-  };
-
-  function __sbx_cloneError(what) {
-    return __sbx_dom(what + " could not be cloned.", "DataCloneError");
-  }
-
-  function structuredClone(value, options = undefined) {
-    if (arguments.length === 0) throw new TypeErrorCtor("structuredClone: 1 argument required, but only 0 present");
-    if (options !== undefined && options !== null && options.transfer !== undefined && options.transfer.length > 0) {
-      throw __sbx_dom("structuredClone: transferring is not supported", "DataCloneError");
-    }
-    const memory = new Map();
-    return __sbx_clone(value, memory);
-  }
-
-  function __sbx_clone(v, memory) {
-    const t = typeof v;
-    if (t === "symbol") throw __sbx_cloneError(StringCtor(v));
-    if (t === "function") throw __sbx_cloneError(StringCtor(v));
-    if (v === null || t !== "object") return v;
-    const seen = ReflectApply(MapGetFn, memory, [v]);
-    if (seen !== undefined) return seen;
-    const remember = (c) => { ReflectApply(MapSetFn, memory, [v, c]); return c; };
-    if (__sbx_is(BooleanValueOf, v)) return remember(Object(ReflectApply(BooleanValueOf, v, [])));
-    if (__sbx_is(NumberValueOf, v)) return remember(Object(ReflectApply(NumberValueOf, v, [])));
-    if (__sbx_is(StringValueOf, v)) return remember(Object(ReflectApply(StringValueOf, v, [])));
-    if (BigIntValueOf !== undefined && __sbx_is(BigIntValueOf, v)) return remember(Object(ReflectApply(BigIntValueOf, v, [])));
-    if (__sbx_is(DateGetTime, v)) return remember(new Date(ReflectApply(DateGetTime, v, [])));
-    if (__sbx_is(RegExpSource, v) && __sbx_tag(v) === "[object RegExp]") {
-      return remember(new RegExp(ReflectApply(RegExpSource, v, []), ReflectApply(RegExpFlags, v, [])));
-    }
-    if (__sbx_is(ArrayBufferByteLength, v)) return remember(ReflectApply(ArrayBufferSlice, v, [0]));
-    if (ArrayBufferIsView(v)) {
-      let name;
-      try { name = ReflectApply(TypedArrayName, v, []); } catch (_) { name = undefined; }
-      if (name !== undefined) {
-        const buffer = __sbx_clone(ReflectApply(TypedArrayBuffer, v, []), memory);
-        return remember(new VIEWS[name](buffer, ReflectApply(TypedArrayByteOffset, v, []), ReflectApply(TypedArrayLengthGetter, v, [])));
-      }
-      const buffer = __sbx_clone(ReflectApply(DataViewBuffer, v, []), memory);
-      return remember(new DataView(buffer, ReflectApply(DataViewByteOffset, v, []), ReflectApply(DataViewByteLength, v, [])));
-    }
-    if (__sbx_is(MapSizeGetter, v)) {
-      const out = remember(new Map());
-      const entries = [];
-      ReflectApply(MapForEachFn, v, [(value, key) => { entries.push([key, value]); }]);
-      for (let i = 0; i < entries.length; i++) {
-        ReflectApply(MapSetFn, out, [__sbx_clone(entries[i][0], memory), __sbx_clone(entries[i][1], memory)]);
-      }
-      return out;
-    }
-    if (__sbx_is(SetSizeGetter, v)) {
-      const out = remember(new Set());
-      const values = [];
-      ReflectApply(SetForEachFn, v, [(value) => { values.push(value); }]);
-      for (let i = 0; i < values.length; i++) ReflectApply(SetAddFn, out, [__sbx_clone(values[i], memory)]);
-      return out;
-    }
-    if (v instanceof DOMException) {
-      return remember(new DOMException(v.message, v.name));
-    }
-    const tag = __sbx_tag(v);
-    if (tag === "[object Error]") {
-      let name = v.name;
-      if (!(typeof name === "string" && name in ERRORS)) name = "Error";
-      const out = remember(new ERRORS[name]());
-      const m = Object.getOwnPropertyDescriptor(v, "message");
-      if (m !== undefined && "value" in m) Object.defineProperty(out, "message", { value: StringCtor(m.value), writable: true, configurable: true });
-      const st = v.stack;
-      if (typeof st === "string") Object.defineProperty(out, "stack", { value: st, writable: true, configurable: true });
-      if (Object.hasOwn(v, "cause")) Object.defineProperty(out, "cause", { value: __sbx_clone(v.cause, memory), writable: true, configurable: true });
-      return out;
-    }
-    if (Array.isArray(v)) {
-      const out = remember(new Array(v.length));
-      const keys = Object.keys(v);
-      for (let i = 0; i < keys.length; i++) out[keys[i]] = __sbx_clone(v[keys[i]], memory);
-      return out;
-    }
-    if (tag !== "[object Object]" || v instanceof Promise || v instanceof WeakMap || v instanceof WeakSet || v instanceof WeakRef) {
-      throw __sbx_cloneError(tag === "[object Object]" ? "#<" + (v.constructor && v.constructor.name || "Object") + ">" : tag);
-    }
-    const out = remember({});
-    const keys = Object.keys(v);
-    for (let i = 0; i < keys.length; i++) out[keys[i]] = __sbx_clone(v[keys[i]], memory);
-    return out;
-  }
 
   // ---- Event, EventTarget -----------------------------------------------
 
@@ -511,7 +392,7 @@
 
   return ObjectFreeze({
     __proto__: null,
-    structuredClone, DOMException, Event, EventTarget,
+    DOMException, Event, EventTarget,
     AbortController, AbortSignal, performance, Blob, File, FormData,
     // for the other parts, not globals
     __sbx_dom, __sbx_view, __sbx_bufferSource, __sbx_binary, __sbx_fromBinary, __sbx_utf8,

@@ -217,10 +217,15 @@ func TestWebPartsOnFirstUse(t *testing.T) {
 		{`return btoa("user:pass")`, `"dXNlcjpwYXNz"`, `text`},
 		{`return atob(btoa("a")) + new TextDecoder().decode(new TextEncoder().encode("b"))`, `"ab"`, `text`},
 		{`try { atob("*") } catch (e) { return e instanceof DOMException && e.name }`, `"InvalidCharacterError"`, `text web`},
-		{`return new URL("http://a/b").href`, `"http://a/b"`, `text url`},
-		{`return crypto.randomUUID().length`, `36`, `crypto text`},
+		{`return new URL("http://a/b").href`, `"http://a/b"`, `url`},
+		{`return new URL("http://ex%61mple.com/").host`, `"example.com"`, `text url`},
+		{`return crypto.randomUUID().length`, `36`, `crypto`},
+		{`return /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(crypto.randomUUID())`, `true`, `crypto`},
+		{`return crypto.getRandomValues(new Uint8Array(4)).length`, `4`, `crypto text`},
 		{`try { crypto.getRandomValues(new Uint8Array(1 << 17)) } catch (e) { return e.name }`, `"QuotaExceededError"`, `crypto text web`},
-		{`return typeof structuredClone`, `"function"`, `text web`},
+		{`return structuredClone(new Map([[1, [2]]])).get(1)[0]`, `2`, `clone`},
+		{`try { structuredClone(() => 1) } catch (e) { return e instanceof DOMException && e.name }`, `"DataCloneError"`, `clone text web`},
+		{`return structuredClone(new DOMException("m", "AbortError")).name`, `"AbortError"`, `clone text web`},
 		{`return new Headers({ a: "1" }).get("a")`, `"1"`, `fetch`},
 	} {
 		mu.Lock()
