@@ -72,9 +72,14 @@
 
   // ---- bytes, base64, TextEncoder, TextDecoder: text.js -------------------
 
-  const text = bridge.part("text");
-  const { __sbx_view, __sbx_bufferSource, __sbx_binary, __sbx_fromBinary, __sbx_utf8, __sbx_utf8decode } = text;
-
+  // text.js's helpers, loaded with the first Blob or FormData value that
+  // needs them: an Event, an AbortController or performance do not.
+  function __sbx_view(v) { return bridge.part("text").__sbx_view(v); }
+  function __sbx_bufferSource(v, what) { return bridge.part("text").__sbx_bufferSource(v, what); }
+  function __sbx_binary(b) { return bridge.part("text").__sbx_binary(b); }
+  function __sbx_fromBinary(s) { return bridge.part("text").__sbx_fromBinary(s); }
+  function __sbx_utf8(s) { return bridge.part("text").__sbx_utf8(s); }
+  function __sbx_utf8decode(b) { return bridge.part("text").__sbx_utf8decode(b); }
 
   // ---- Event, EventTarget -----------------------------------------------
 

@@ -29,6 +29,9 @@ func BenchmarkWebFirstUse(b *testing.B) {
 		{"URL", `return new URL("https://example.com/a?b=c").host`},
 		{"crypto", `return crypto.randomUUID().length`},
 		{"structuredClone", `return structuredClone([1]).length`},
+		{"performance", `return typeof performance.now()`},
+		{"Event", `return new Event("x").type`},
+		{"Blob", `return new Blob(["hi"]).size`},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			rt, err := New(Config{})

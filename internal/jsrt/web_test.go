@@ -224,8 +224,11 @@ func TestWebPartsOnFirstUse(t *testing.T) {
 		{`return crypto.getRandomValues(new Uint8Array(4)).length`, `4`, `crypto text`},
 		{`try { crypto.getRandomValues(new Uint8Array(1 << 17)) } catch (e) { return e.name }`, `"QuotaExceededError"`, `crypto text web`},
 		{`return structuredClone(new Map([[1, [2]]])).get(1)[0]`, `2`, `clone`},
-		{`try { structuredClone(() => 1) } catch (e) { return e instanceof DOMException && e.name }`, `"DataCloneError"`, `clone text web`},
-		{`return structuredClone(new DOMException("m", "AbortError")).name`, `"AbortError"`, `clone text web`},
+		{`try { structuredClone(() => 1) } catch (e) { return e instanceof DOMException && e.name }`, `"DataCloneError"`, `clone web`},
+		{`return structuredClone(new DOMException("m", "AbortError")).name`, `"AbortError"`, `clone web`},
+		{`return typeof performance.now()`, `"number"`, `web`},
+		{`const c = new AbortController(); c.abort(); return c.signal.aborted`, `true`, `web`},
+		{`return new Blob(["hé"]).size`, `3`, `text web`},
 		{`return new Headers({ a: "1" }).get("a")`, `"1"`, `fetch`},
 	} {
 		mu.Lock()
