@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -181,26 +178,7 @@ func TestDuckDBAgainstDuckDBWASM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := install(t)
-	outFile := filepath.Join(t.TempDir(), "duckdb-wasm.json")
-	script, err := os.ReadFile("duckdb.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	scriptFile := filepath.Join(dir, fmt.Sprintf("duckdb-%x.mjs", hash(string(script))))
-	if err := os.WriteFile(scriptFile, script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("node", scriptFile, outFile)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(string(in))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("node duckdb.mjs: %v\n%s", err, b)
-	}
-	b, err := os.ReadFile(outFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := runNode(t, "duckdb.mjs", in)
 	var theirs struct {
 		Version string           `json:"version"`
 		Results []map[string]any `json:"results"`

@@ -7,9 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -191,27 +188,7 @@ func TestGLPKAgainstGlpkJS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := install(t)
-	outFile := filepath.Join(t.TempDir(), "glpkjs.json")
-	// Node resolves the script's imports from where the script is.
-	script, err := os.ReadFile("glpk.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	scriptFile := filepath.Join(dir, fmt.Sprintf("glpk-%x.mjs", hash(string(script))))
-	if err := os.WriteFile(scriptFile, script, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("node", scriptFile, outFile)
-	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(string(in))
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("node glpk.mjs: %v\n%s", err, b)
-	}
-	b, err := os.ReadFile(outFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := runNode(t, "glpk.mjs", in)
 	var theirs []map[string]any
 	if err := json.Unmarshal(b, &theirs); err != nil {
 		t.Fatal(err)

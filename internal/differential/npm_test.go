@@ -3,6 +3,7 @@
 package differential
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -60,6 +62,36 @@ func install(t *testing.T) string {
 		}
 	}
 	return dir
+}
+
+// runNode installs the package's libraries (install), runs the script
+// file of this directory under Node with in on its stdin and returns what
+// it wrote to the file named by its argument. The script is copied into
+// the install directory, as Node resolves its imports from where it is.
+func runNode(t *testing.T, script string, in []byte) []byte {
+	t.Helper()
+	dir := install(t)
+	src, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimSuffix(script, ".mjs")
+	scriptFile := filepath.Join(dir, fmt.Sprintf("%s-%x.mjs", name, hash(string(src))))
+	if err := os.WriteFile(scriptFile, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outFile := filepath.Join(t.TempDir(), name+".json")
+	cmd := exec.Command("node", scriptFile, outFile)
+	cmd.Dir = dir
+	cmd.Stdin = bytes.NewReader(in)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("node %s: %v\n%s", script, err, b)
+	}
+	b, err := os.ReadFile(outFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 func hash(s string) uint64 {
