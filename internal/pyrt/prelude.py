@@ -1064,7 +1064,19 @@ def _str(v, what):
     return v
 
 
-class Database:
+class _Closing:
+    """async with: the object, closed (awaited) at the block's end."""
+
+    __slots__ = ()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.close()
+
+
+class Database(_Closing):
     """A DuckDB database of the run: duckdb.open() makes it; close() or the
     end of the run destroys it. Each method sends its call at once and
     returns an awaitable."""
@@ -1123,12 +1135,6 @@ class Database:
             text = bytes(text).decode("utf-8", "replace")
         self._files[name] = _str(text, "db.register_file_text: the text")
         return _resolved(None)
-
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, *exc):
-        await self.close()
 
     def __repr__(self):
         return "<duckdb.Database %r>" % (self._h,)
@@ -1265,7 +1271,7 @@ class Table:
         return "<Table of %d rows: %s>" % (len(self._rows), ", ".join(self._names))
 
 
-class Connection:
+class Connection(_Closing):
     """DuckDB-WASM's AsyncDuckDBConnection, for the part a step needs over
     in-memory data: query, prepare, insert_json_from_path, close. From
     duckdb.connect() it owns its database, and its close closes it; from
@@ -1318,12 +1324,6 @@ class Connection:
         self._closed = True
         return self._db.close() if self._owns else _resolved(None)
 
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, *exc):
-        await self.close()
-
     def __repr__(self):
         return "<duckdb.Connection %r%s>" % (self._db._h, " closed" if self._closed else "")
 
@@ -1332,7 +1332,7 @@ def _own_connection(handle):
     return Connection(Database(handle), True)
 
 
-class PreparedStatement:
+class PreparedStatement(_Closing):
     """DuckDB-WASM's prepared statement: query(*params) runs its SQL with
     params bound to its placeholders."""
 
@@ -1351,12 +1351,6 @@ class PreparedStatement:
     def close(self):
         self._closed = True
         return _resolved(None)
-
-    async def __aenter__(self):
-        return self
-
-    async def __aexit__(self, *exc):
-        await self.close()
 
     def __repr__(self):
         return "<duckdb.PreparedStatement %s%s>" % (_dumps(self._sql[:60]), " closed" if self._closed else "")
