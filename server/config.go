@@ -264,12 +264,16 @@ func (c Config) Validate() error {
 		bad("listen", "%q is not host:port", c.Listen)
 	} else if port == "" {
 		bad("listen", "%q has no port", c.Listen)
+	} else if _, err := net.LookupPort("tcp", port); err != nil {
+		bad("listen", "%q: port %q is not a number from 0 to 65535", c.Listen, port)
 	}
 	if ml := c.MetricsEndpoint.Listen; ml != "" {
 		if host, port, err := net.SplitHostPort(ml); err != nil {
 			bad("metrics.listen", "%q is not host:port", ml)
 		} else if port == "" {
 			bad("metrics.listen", "%q has no port", ml)
+		} else if _, err := net.LookupPort("tcp", port); err != nil {
+			bad("metrics.listen", "%q: port %q is not a number from 0 to 65535", ml, port)
 		} else if lhost, lport, err := net.SplitHostPort(c.Listen); err == nil && lport == port && port != "0" &&
 			(lhost == host || anyHost(lhost) || anyHost(host)) {
 			bad("metrics.listen", "%q is the address of listen %q: give the metrics a port of their own", ml, c.Listen)

@@ -104,10 +104,11 @@ egress:
 func TestValidateNamesEveryField(t *testing.T) {
 	key := server.HashKey("k")
 	c := server.Config{
-		Listen:   "nowhere",
-		TLS:      server.TLS{CertFile: "c.pem"},
-		PoolSize: -1,
-		LogLevel: "loud",
+		Listen:          "nowhere",
+		TLS:             server.TLS{CertFile: "c.pem"},
+		MetricsEndpoint: server.MetricsEndpoint{Listen: "127.0.0.1:99999"},
+		PoolSize:        -1,
+		LogLevel:        "loud",
 		Tenants: []server.Tenant{
 			{Name: "a", Keys: []string{key, "sha256:zz"}, Plans: []string{"gold"}, MaxConcurrent: -1},
 			{Name: "a", Keys: []string{key}},
@@ -121,6 +122,7 @@ func TestValidateNamesEveryField(t *testing.T) {
 	}
 	for _, want := range []string{
 		`listen: "nowhere" is not host:port`,
+		`metrics.listen: "127.0.0.1:99999": port "99999" is not a number from 0 to 65535`,
 		"tls: set both certFile and keyFile",
 		"poolSize: -1 is negative",
 		"drainTimeout: -1s is negative",
