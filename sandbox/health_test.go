@@ -36,10 +36,14 @@ func TestEngineHealth(t *testing.T) {
 	if _, err := eng.Run(context.Background(), sandbox.Request{Code: "return 1"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	// The second worker may still be starting: nothing tells when it is up.
-	testenv.WaitFor(t, "both workers up", func() bool { return eng.Health().Workers.Up == 2 })
+	// The other slots may still be starting: nothing tells when they are
+	// up. Process isolation keeps Standby unbound workers beyond PoolSize
+	// (DefaultStandby(2) = 1), so every slot is up at PoolSize + Standby;
+	// in-process, Up is PoolSize and Standby is zero.
+	slots := 2 + eng.Health().Workers.Standby
+	testenv.WaitFor(t, "every worker up", func() bool { return eng.Health().Workers.Up >= slots })
 	h := eng.Health()
-	if ok, why := h.Ready(); !ok || h.PoolSize != 2 || h.Workers.Size != 2 || h.Workers.Up != 2 || h.Workers.Busy != 0 || h.Workers.Restarts != 0 || h.Running != 0 {
+	if ok, why := h.Ready(); !ok || h.PoolSize != 2 || h.Workers.Size != 2 || h.Workers.Up != slots || h.Workers.Busy != 0 || h.Workers.Restarts != 0 || h.Running != 0 {
 		t.Fatalf("health %+v (ready %v %q)", h, ok, why)
 	}
 	if want := isolation; h.Isolation != want && (want != "" || h.Isolation != sandbox.IsolationProcess) {
