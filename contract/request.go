@@ -56,6 +56,20 @@ type Request struct {
 	// Secrets are credentials for this run's fetches (e.g. the tenant's
 	// token for an API), added by the FetchProxy; the step never sees them.
 	Secrets []Secret `json:"secrets,omitempty"`
+	// TimeZone is the run's time zone, an IANA name ("Europe/Paris"): the
+	// local time of JavaScript's Date and the default zone of its Intl,
+	// and Python's local time (time.localtime, datetime.astimezone).
+	// Empty means the plan's, else the engine's default
+	// (sandbox.Config.Defaults), else "UTC". An unknown zone is a
+	// VALIDATION error.
+	TimeZone string `json:"timeZone,omitempty"`
+	// Locale is the run's default locale, a BCP 47 tag ("de-DE"): what
+	// JavaScript's Intl and toLocaleString use when the step names none.
+	// Empty means the plan's, else the engine's default, else "en-US". A
+	// tag that is not well-formed is a VALIDATION error; one the engine
+	// has no data for resolves as Intl resolves any locale (to its
+	// parent, else en-US). Python steps have no Intl: it does not apply.
+	Locale string `json:"locale,omitempty"`
 	// Metadata is passed through to the engine's Meter untouched.
 	Metadata map[string]string `json:"metadata,omitempty"`
 	// StepName is the file name the step's frames carry in stack traces:

@@ -102,6 +102,12 @@ type Config struct {
 	// every plan, when PlanModules is nil) may use them all; an empty list
 	// allows none.
 	PlanModules map[string][]string `json:"planModules,omitempty"`
+	// Defaults are a run's time zone and locale when its request names
+	// none: see RunDefaults. The zero value means UTC and en-US.
+	Defaults RunDefaults `json:"defaults,omitempty"`
+	// PlanDefaults override Defaults, field by field, for the requests of
+	// a plan (by plan name). A name not in Plans is an error.
+	PlanDefaults map[string]RunDefaults `json:"planDefaults,omitempty"`
 	// Packages configures the npm packages that JavaScript and TypeScript
 	// steps may import; the zero value is DefaultPackages in the default
 	// cache directory.
@@ -133,8 +139,11 @@ func DefaultTenantSlots(poolSize int) int {
 // resolved is a validated Config with its defaults filled in.
 type resolved struct {
 	Config
-	plans   map[string]Limits // effective: defaults filled, caps applied
-	modules *moduleSet
+	plans map[string]Limits // effective: defaults filled, caps applied
+	// planDefaults are each plan's RunDefaults, the engine's filled in,
+	// TimeZone never empty.
+	planDefaults map[string]RunDefaults
+	modules      *moduleSet
 	// share is the most slots one tenant holds once the share applies: from
 	// the first run if shareFromStart, else from a second tenant's.
 	share          int
@@ -225,6 +234,7 @@ func (c Config) resolve() (*resolved, error) {
 		r.Meter = noMeter{}
 	}
 	errs = append(errs, c.resolveModules(r)...)
+	errs = append(errs, c.resolveDefaults(r)...)
 	if err := c.Python.Validate(); err != nil {
 		errs = append(errs, fmt.Errorf("python: %w", err))
 	}

@@ -215,6 +215,10 @@ func (e *Engine) prepare(ctx context.Context, req Request) (job *jsrt.Job, ts *t
 	if err := checkStepText(req); err != nil {
 		return nil, nil, nil, err
 	}
+	defaults, derr := e.runDefaults(req, plan)
+	if derr != nil {
+		return nil, nil, nil, derr
+	}
 	code := req.Code
 	switch req.Language {
 	case "", JavaScript:
@@ -264,7 +268,8 @@ func (e *Engine) prepare(ctx context.Context, req Request) (job *jsrt.Job, ts *t
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return &jsrt.Job{Code: code, Input: req.Input, Limits: limitsWire(lim), Modules: mods, Packages: pkgs}, ts, fault, nil
+	return &jsrt.Job{Code: code, Input: req.Input, Limits: limitsWire(lim), Modules: mods, Packages: pkgs,
+		TimeZone: defaults.TimeZone, Locale: defaults.Locale}, ts, fault, nil
 }
 
 // newRunID returns a new run id: "run_" and 128 bits from crypto/rand in

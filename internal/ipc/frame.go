@@ -144,6 +144,12 @@ type Execute struct {
 	// travel with every run that imports them; the worker compiles each
 	// bundle to bytecode once and keeps it.
 	Packages []Package `json:"packages,omitempty"`
+	// TimeZone is the run's IANA time zone, checked by the engine; empty
+	// means UTC.
+	TimeZone string `json:"timeZone,omitempty"`
+	// Locale is the run's default BCP 47 locale, checked and made
+	// canonical by the engine; empty means en-US.
+	Locale string `json:"locale,omitempty"`
 }
 
 // Package is one npm package of the engine's catalogue, bundled: Source is

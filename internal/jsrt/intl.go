@@ -43,12 +43,23 @@ const defaultLocale = "en-US"
 // arguments safely: a step that replaced a built-in the loading calls
 // could reach them before intl.js deletes them.
 func (m *machine) loadIntl() error {
-	if err := intl.Register(m.vm, intl.TimeZone(DefaultTimeZone)); err != nil {
+	zone, locale := DefaultTimeZone, defaultLocale
+	if rn := m.run; rn != nil {
+		if rn.job.TimeZone != "" {
+			zone = rn.job.TimeZone
+		}
+		if rn.job.Locale != "" {
+			locale = rn.job.Locale
+		}
+	}
+	if err := intl.Register(m.vm, intl.TimeZone(zone)); err != nil {
 		return fmt.Errorf("jsrt: intl: %w", err)
 	}
 	coll := map[string]*collate.Collator{} // one VM, one goroutine at a time
 	for name, fn := range map[string]func([]any) (any, error){
-		"__sbx_intl_locale": intlLocale,
+		"__sbx_intl_locale": func(args []any) (any, error) {
+			return intlLocale(locale, args)
+		},
 		"__sbx_intl_plural": intlPlural,
 		"__sbx_intl_compare": func(args []any) (any, error) {
 			return intlCompare(coll, args)
@@ -63,8 +74,10 @@ func (m *machine) loadIntl() error {
 
 // intlLocale is __sbx_intl_locale(kind, tags): the locale a "plural" or
 // "collator" formatter resolves to from tags, a canonical locale list as
-// JSON: the first one with data, else defaultLocale.
-func intlLocale(args []any) (any, error) {
+// JSON: the first one with data, else (unless a third argument is true:
+// supportedLocalesOf's question) the run's default locale (fallback) if it
+// has data, else defaultLocale.
+func intlLocale(fallback string, args []any) (any, error) {
 	kind, _ := intlArg[string](args, 0)
 	list, _ := intlArg[string](args, 1)
 	var tags []string
@@ -86,6 +99,9 @@ func intlLocale(args []any) (any, error) {
 		}
 	default:
 		return nil, fmt.Errorf("intl: unknown kind %q", kind)
+	}
+	if only, _ := intlArg[bool](args, 2); !only && fallback != defaultLocale {
+		tags = append(tags, fallback)
 	}
 	for _, s := range tags {
 		t, err := language.Parse(s)

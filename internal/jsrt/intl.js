@@ -66,7 +66,7 @@
     return function supportedLocalesOf(locales) {
       const list = canonical(locales), out = [];
       for (let i = 0; i < list.length; i++) {
-        if (localeOf(kind, JSONstringify([list[i]])) !== "en-US" || list[i] === "en-US" || list[i] === "en") out[out.length] = list[i];
+        if (localeOf(kind, JSONstringify([list[i]]), true) !== "en-US" || list[i] === "en-US" || list[i] === "en") out[out.length] = list[i];
       }
       return out;
     };

@@ -35,7 +35,16 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 	if f != nil {
 		return ipc.Failed(f, ipc.Stats{WallMs: ipc.Ms(time.Since(start))})
 	}
-	m, preloaded, err := r.acquireWith(job.Packages, codes)
+	var m *machine
+	var preloaded bool
+	var err error
+	if zoned(job.TimeZone) {
+		// Not a VM with the packages loaded already: zone.js must
+		// replace Date before any package's code can keep it.
+		m, err = r.acquire()
+	} else {
+		m, preloaded, err = r.acquireWith(job.Packages, codes)
+	}
 	if err != nil {
 		return ipc.Failed(&ipc.Failure{Code: ipc.CodeUnavailable, Message: err.Error()}, ipc.Stats{})
 	}
@@ -206,6 +215,11 @@ func (rn *run) finish() {
 // them already).
 func (rn *run) execute(code string, codes []*compiledPackage, input string) *ipc.Event {
 	rn.js(func() error {
+		if zoned(rn.job.TimeZone) {
+			if err := rn.m.setZone(rn.job.TimeZone); err != nil {
+				return err
+			}
+		}
 		if len(rn.job.Modules) > 0 {
 			mods, _ := json.Marshal(rn.job.Modules)
 			if _, err := rn.m.dispatch.Call(quickjs.UndefinedValue, "modules", string(mods)); err != nil {

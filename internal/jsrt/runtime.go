@@ -61,6 +61,7 @@ var partSources = map[string]string{
 	"clone":   cloneSource,
 	"url":     urlSource,
 	"crypto":  cryptoSource,
+	"zone":    zoneSource,
 }
 
 // bundle is the bootstrap's bytecode: the part every VM evaluates, and
@@ -561,7 +562,14 @@ type Job struct {
 	// Packages are the npm bundles the step imports (see ScanImports); the
 	// step's imports of them are rewritten before it compiles.
 	Packages []ipc.Package
-	Host     Host
+	// TimeZone is the run's IANA time zone (CheckTimeZone): the local
+	// time of the guest's Date and its Intl's default zone, and a Python
+	// run's local time. Empty means UTC.
+	TimeZone string
+	// Locale is the run's default locale (CheckLocale), what Intl uses
+	// when a step names none. Empty means en-US.
+	Locale string
+	Host   Host
 	// Replies carries answers to the run's data requests. The sender must
 	// not block on it: size its buffer for MaxDataRequests.
 	Replies <-chan ipc.Reply

@@ -457,13 +457,16 @@ func (p *Pool) startWorker(slot int) (_ *proc, err error) {
 	if passChild != nil {
 		childEnds = append(childEnds, passChild)
 	}
-	env := make([]string, 0, len(cmd.Env)+1)
+	env := make([]string, 0, len(cmd.Env)+2)
 	for _, kv := range cmd.Env {
-		if !strings.HasPrefix(kv, worker.EnvSwitch+"=") {
+		if !strings.HasPrefix(kv, worker.EnvSwitch+"=") && !strings.HasPrefix(kv, "TZ=") {
 			env = append(env, kv)
 		}
 	}
-	cmd.Env = append(env, worker.EnvSwitch+"="+worker.SwitchValue)
+	// TZ=UTC: a worker's local time (QuickJS's Date reads it from the C
+	// library) is UTC whatever the host's, jailed or not; a run in another
+	// zone gets it from jsrt's zone.js.
+	cmd.Env = append(env, "TZ=UTC", worker.EnvSwitch+"="+worker.SwitchValue)
 	cmd.ExtraFiles = childEnds // descriptors 3, 4 and 5: worker.InFD, worker.OutFD, worker.PassFD
 	w := &proc{
 		slot: slot, id: p.hostID(slot), in: in, out: out, pass: pass,

@@ -58,7 +58,7 @@ func (p *Pool) RunGroup(ctx context.Context, group string, job jsrt.Job) *ipc.Ev
 		input = nil
 	}
 	frame, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameExecute, RunID: id,
-		Execute: &ipc.Execute{Language: job.Language, Code: job.Code, Input: input, Limits: lim, Modules: job.Modules, Packages: job.Packages}}, p.cfg.MaxFrameBytes)
+		Execute: &ipc.Execute{Language: job.Language, Code: job.Code, Input: input, Limits: lim, Modules: job.Modules, Packages: job.Packages, TimeZone: job.TimeZone, Locale: job.Locale}}, p.cfg.MaxFrameBytes)
 	if err != nil {
 		f := &ipc.Failure{Code: ipc.CodeValidation, Message: "input is not valid JSON"}
 		if errors.Is(err, ipc.ErrFrameTooLarge) {

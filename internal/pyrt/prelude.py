@@ -749,8 +749,26 @@ class Run:
             if not _warm(name, job_waiting):
                 return
 
+    def set_zone(self, zone):
+        """Makes zone (an IANA name the engine checked) the run's local
+        time: time.localtime, datetime.now().astimezone(). The process
+        started in UTC (TZ=UTC); glibc reads the zone's file from the
+        zone database the jail carries read-only, the one zoneinfo reads.
+        A zone the database lacks (the host's tzdata is older than Go's)
+        fails the run rather than run it silently in UTC."""
+        import zoneinfo
+        for base in zoneinfo.TZPATH:
+            if os.path.isfile(os.path.join(base, zone)):
+                os.environ["TZ"] = zone
+                time.tzset()
+                return
+        self.fail_message("ZoneInfoNotFoundError", "time zone %r is not in this machine's zone database "
+                          "(%s): install or update tzdata" % (zone, ", ".join(zoneinfo.TZPATH) or "none"), "")
+
     def main(self, job):
         self.limits = job["limits"]
+        if job.get("timeZone"):
+            self.set_zone(job["timeZone"])
         self.loop.add_reader(IN_FD, self.on_readable)
         g = {
             "__name__": "__step__",

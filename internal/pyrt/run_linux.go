@@ -117,7 +117,8 @@ func (rn *run) execute() *ipc.Event {
 		Limits  ipc.Limits      `json:"limits"`
 		Rlimits *runRlimits     `json:"rlimits"`
 		Modules *jobModules     `json:"modules,omitempty"`
-	}{rn.job.Code, rn.input, rn.job.Limits, rn.rlimits(), rn.jobModules()})
+		Zone    string          `json:"timeZone,omitempty"`
+	}{rn.job.Code, rn.input, rn.job.Limits, rn.rlimits(), rn.jobModules(), rn.job.TimeZone})
 	if err != nil { // the input was checked: cannot happen
 		job = []byte(`{}`)
 	}

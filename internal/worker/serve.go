@@ -307,7 +307,7 @@ func (s *server) current(id uint64) *activeRun {
 func (s *server) execute(ctx context.Context, ar *activeRun, x *ipc.Execute) {
 	defer s.wg.Done()
 	em := &emitter{s: s, id: ar.id}
-	job := jsrt.Job{Language: x.Language, Code: x.Code, Input: x.Input, Limits: x.Limits, Modules: x.Modules, Packages: x.Packages, Host: em, Replies: ar.replies.out}
+	job := jsrt.Job{Language: x.Language, Code: x.Code, Input: x.Input, Limits: x.Limits, Modules: x.Modules, Packages: x.Packages, TimeZone: x.TimeZone, Locale: x.Locale, Host: em, Replies: ar.replies.out}
 	var ev *ipc.Event
 	retire := ""
 	switch {
