@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -28,20 +29,32 @@ type RunDefaults struct {
 // plan, nor the engine names one.
 const DefaultTimeZone = jsrt.DefaultTimeZone
 
+// Validate reports every problem of d, joined with errors.Join, each
+// naming its field ("timeZone: ..."): a zone the binary's time zone
+// database does not have, a locale that is not a well-formed tag. New
+// makes the same checks.
+func (d RunDefaults) Validate() error {
+	_, errs := d.problems("")
+	return errors.Join(errs...)
+}
+
 // problems reports what is wrong with d, each naming its field under
 // prefix ("defaults.timeZone: ..."), and returns d with its locale in
 // canonical form.
 func (d RunDefaults) problems(prefix string) (RunDefaults, []error) {
+	if prefix != "" {
+		prefix += "."
+	}
 	var errs []error
 	if d.TimeZone != "" {
 		if err := jsrt.CheckTimeZone(d.TimeZone); err != nil {
-			errs = append(errs, fmt.Errorf("%s.timeZone: %w", prefix, err))
+			errs = append(errs, fmt.Errorf("%stimeZone: %w", prefix, err))
 		}
 	}
 	if d.Locale != "" {
 		l, err := jsrt.CheckLocale(d.Locale)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s.locale: %w", prefix, err))
+			errs = append(errs, fmt.Errorf("%slocale: %w", prefix, err))
 		}
 		d.Locale = l
 	}

@@ -118,6 +118,13 @@ type Config struct {
 	// PlanModules lists, per plan, the modules its requests may use
 	// (duckdb, glpk and package names; see sandbox.Config.PlanModules).
 	PlanModules map[string][]string `json:"planModules,omitempty"`
+	// Defaults are a run's time zone and locale when its request names
+	// none, {timeZone: Europe/Paris, locale: fr-FR} (see
+	// sandbox.Config.Defaults); empty: UTC and en-US.
+	Defaults sandbox.RunDefaults `json:"defaults,omitzero"`
+	// PlanDefaults override Defaults per plan (see
+	// sandbox.Config.PlanDefaults).
+	PlanDefaults map[string]sandbox.RunDefaults `json:"planDefaults,omitempty"`
 	// Packages is the npm package catalogue steps may import and its cache
 	// (see sandbox.Config.Packages; install it with `stepbox packages
 	// install`).
@@ -353,6 +360,21 @@ func (c Config) Validate() error {
 			}
 		}
 	}
+	if err := c.Defaults.Validate(); err != nil {
+		for _, e := range egress.Unjoin(err) {
+			errs = append(errs, fmt.Errorf("defaults.%w", e)) // "defaults.timeZone: ..."
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.PlanDefaults)) {
+		if !plans[name] {
+			bad("planDefaults."+name, "%q is not in plans", name)
+		}
+		if err := c.PlanDefaults[name].Validate(); err != nil {
+			for _, e := range egress.Unjoin(err) {
+				errs = append(errs, fmt.Errorf("planDefaults.%s.%w", name, e))
+			}
+		}
+	}
 	if err := c.Python.Validate(); err != nil {
 		for _, e := range egress.Unjoin(err) {
 			errs = append(errs, fmt.Errorf("python.%w", e)) // "python.packages: ..."
@@ -472,6 +494,8 @@ func (c Config) EngineConfig() sandbox.Config {
 		DefaultPlan:  c.DefaultPlan,
 		Egress:       c.Egress,
 		PlanModules:  c.PlanModules,
+		Defaults:     c.Defaults,
+		PlanDefaults: c.PlanDefaults,
 		Packages:     c.Packages,
 		Python:       c.Python,
 		Logger:       c.Logger,

@@ -349,3 +349,46 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestTimeZoneOverTheWire: a request's timeZone and locale, and the
+// server's defaults and a plan's from its YAML configuration, reach the
+// step.
+func TestTimeZoneOverTheWire(t *testing.T) {
+	cfg, err := server.ParseConfig([]byte(`
+plans:
+  default: {wallMs: 60000, cpuMs: 60000}
+  tokyo: {wallMs: 60000, cpuMs: 60000}
+defaults: {timeZone: Europe/Paris, locale: fr-FR}
+planDefaults:
+  tokyo: {timeZone: Asia/Tokyo}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := start(t, cfg)
+	const code = `return [new Date(Date.UTC(2026, 6, 1, 12)).getHours(), Intl.DateTimeFormat().resolvedOptions().timeZone, new Intl.PluralRules().resolvedOptions().locale]`
+	for _, c := range []struct{ extra, want string }{
+		{``, `[14,"Europe/Paris","fr"]`},
+		{`,"plan":"tokyo"`, `[21,"Asia/Tokyo","fr"]`},
+		{`,"timeZone":"America/New_York","locale":"de"`, `[8,"America/New_York","de"]`},
+	} {
+		body, _ := json.Marshal(code)
+		status, resp, raw := postExact(t, ts, `{"code":`+string(body)+c.extra+`}`)
+		if status != 200 || jsonOf(dig(resp, "result", "value")) != c.want {
+			t.Errorf("%s: %d %s, want %s", c.extra, status, raw, c.want)
+		}
+	}
+	status, resp, raw := postExact(t, ts, `{"code":"return 1","timeZone":"Moon/Tranquility"}`)
+	if status != 400 || dig(resp, "error", "code") != "VALIDATION" || !strings.Contains(raw, `timeZone: \"Moon/Tranquility\" is not an IANA time zone name`) {
+		t.Errorf("unknown zone: %d %s", status, raw)
+	}
+	bad, err := server.ParseConfig([]byte("defaults: {timeZone: Europe/Pariss}\nplanDefaults: {gold: {locale: x-}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bad.Validate(); err == nil ||
+		!strings.Contains(err.Error(), `defaults.timeZone: "Europe/Pariss" is not an IANA time zone name`) ||
+		!strings.Contains(err.Error(), `planDefaults.gold: "gold" is not in plans`) || !strings.Contains(err.Error(), `planDefaults.gold.locale:`) {
+		t.Errorf("bad defaults: %v", err)
+	}
+}

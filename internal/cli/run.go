@@ -71,6 +71,11 @@ Flags:
   --python-preload LIST  modules imported once before the step, comma-separated,
                        instead of the default (json, re, datetime, ...), e.g.
                        --python-preload pandas
+  --tz ZONE            the step's time zone, an IANA name such as Europe/Paris:
+                       its local time (Date, Intl; Python's time and datetime);
+                       default UTC, whatever this machine's zone
+  --locale TAG         the step's default locale for Intl and toLocaleString,
+                       a BCP 47 tag such as de-DE (default en-US)
   --json               print every event as one JSON line on stdout
   --unsafe-dev         UNSAFE development mode: run a JavaScript or TypeScript
                        step inside this process, without the worker jail (for
@@ -83,6 +88,7 @@ type runFlags struct {
 	input, data, plan, plans string
 	inputSet                 bool
 	lang                     string
+	zone, locale             string
 	catalogue, cache, npm    string
 	noInstall                bool
 	egress                   string
@@ -121,6 +127,8 @@ func runCommand(ctx context.Context, st *State, args []string) int {
 		return nil
 	})
 	fs.StringVar(&f.lang, "lang", "", "")
+	fs.StringVar(&f.zone, "tz", "", "")
+	fs.StringVar(&f.locale, "locale", "", "")
 	fs.StringVar(&f.catalogue, "catalogue", "", "")
 	fs.StringVar(&f.cache, "cache", "", "")
 	fs.StringVar(&f.npm, "npm", "", "")
@@ -190,7 +198,8 @@ func (f *runFlags) build(st *State, file string) (sandbox.Request, sandbox.Confi
 	if file != "-" {
 		req.StepName = stepName(file)
 	}
-	req.Modules = f.modules // the engine checks the names
+	req.Modules = f.modules // the engine checks the names, the zone and the locale
+	req.TimeZone, req.Locale = f.zone, f.locale
 	if f.inputSet {
 		what, in := "--input", []byte(f.input)
 		if strings.HasPrefix(f.input, "@") {

@@ -121,6 +121,39 @@ func TestLang(t *testing.T) {
 	}
 }
 
+// TestTimeZoneAndLocale: --tz and --locale set the step's local time and
+// default locale, in both languages; without them a step is in UTC,
+// whatever this machine's zone; a zone or tag that is not one is
+// VALIDATION (3).
+func TestTimeZoneAndLocale(t *testing.T) {
+	const js = `return [new Date(Date.UTC(2026, 6, 1, 12)).getHours(), Intl.DateTimeFormat().resolvedOptions().timeZone, new Intl.PluralRules().resolvedOptions().locale]`
+	const py = "import time\nreturn time.strftime('%H %Z', time.localtime(1782907200))"
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{js, []string{"-"}, `[12,"UTC","en-US"]`},
+		{js, []string{"-", "--tz", "Europe/Paris", "--locale", "de-DE"}, `[14,"Europe/Paris","de"]`},
+		{js, []string{"-", "--tz", "America/Los_Angeles"}, `[5,"America/Los_Angeles","en-US"]`},
+		{py, []string{"-", "--lang", "python"}, `"12 UTC"`},
+		{py, []string{"-", "--lang", "python", "--tz", "Europe/Paris"}, `"14 CEST"`},
+	} {
+		code, out, errs := stepbox(t, tc.stdin, append([]string{"run"}, tc.args...)...)
+		if code != 0 || strings.TrimSpace(out) != tc.want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %s", tc.args, code, out, errs, tc.want)
+		}
+	}
+	for _, tc := range []struct{ flag, value, want string }{
+		{"--tz", "Europe/Atlantis", `timeZone: "Europe/Atlantis" is not an IANA time zone name`},
+		{"--locale", "english please", `locale: "english please" is not a well-formed BCP 47 language tag`},
+	} {
+		if code, _, errs := stepbox(t, "return 1", "run", "-", tc.flag, tc.value); code != cli.ExitValidation || !strings.Contains(errs, tc.want) {
+			t.Errorf("%s %s: exit %d, %q; want %d and %q", tc.flag, tc.value, code, errs, cli.ExitValidation, tc.want)
+		}
+	}
+}
+
 // TestStackNamesTheFile: a step's frames and its error position carry the
 // file's name, in each language; from stdin they carry the default.
 func TestStackNamesTheFile(t *testing.T) {

@@ -110,7 +110,15 @@ type RunRequest struct {
 	Data map[string]*structpb.Value `protobuf:"bytes,14,rep,name=data,proto3" json:"data,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// DataJson is data with each answer as exact JSON text, instead of data
 	// (see Precision above): set data or data_json, not both.
-	DataJson      map[string]string `protobuf:"bytes,12,rep,name=data_json,json=dataJson,proto3" json:"data_json,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	DataJson map[string]string `protobuf:"bytes,12,rep,name=data_json,json=dataJson,proto3" json:"data_json,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// TimeZone is the run's time zone, an IANA name ("Europe/Paris"): the
+	// step's local time (JavaScript's Date and Intl, Python's time and
+	// datetime). Empty means the plan's, else the server's default, else UTC.
+	TimeZone string `protobuf:"bytes,15,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
+	// Locale is the run's default locale for JavaScript's Intl, a BCP 47 tag
+	// ("de-DE"). Empty means the plan's, else the server's default, else
+	// en-US.
+	Locale        string `protobuf:"bytes,16,opt,name=locale,proto3" json:"locale,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -241,6 +249,20 @@ func (x *RunRequest) GetDataJson() map[string]string {
 		return x.DataJson
 	}
 	return nil
+}
+
+func (x *RunRequest) GetTimeZone() string {
+	if x != nil {
+		return x.TimeZone
+	}
+	return ""
+}
+
+func (x *RunRequest) GetLocale() string {
+	if x != nil {
+		return x.Locale
+	}
+	return ""
 }
 
 // Compiled is a TypeScript step compiled to JavaScript.
@@ -2044,7 +2066,7 @@ var File_stepbox_v1_stepbox_proto protoreflect.FileDescriptor
 const file_stepbox_v1_stepbox_proto_rawDesc = "" +
 	"\n" +
 	"\x18stepbox/v1/stepbox.proto\x12\n" +
-	"stepbox.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x93\x06\n" +
+	"stepbox.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xc8\x06\n" +
 	"\n" +
 	"RunRequest\x12\x1a\n" +
 	"\blanguage\x18\x01 \x01(\tR\blanguage\x12\x12\n" +
@@ -2062,7 +2084,9 @@ const file_stepbox_v1_stepbox_proto_rawDesc = "" +
 	" \x01(\v2\x18.stepbox.v1.EgressPolicyR\x06egress\x12,\n" +
 	"\asecrets\x18\v \x03(\v2\x12.stepbox.v1.SecretR\asecrets\x124\n" +
 	"\x04data\x18\x0e \x03(\v2 .stepbox.v1.RunRequest.DataEntryR\x04data\x12A\n" +
-	"\tdata_json\x18\f \x03(\v2$.stepbox.v1.RunRequest.DataJsonEntryR\bdataJson\x1a;\n" +
+	"\tdata_json\x18\f \x03(\v2$.stepbox.v1.RunRequest.DataJsonEntryR\bdataJson\x12\x1b\n" +
+	"\ttime_zone\x18\x0f \x01(\tR\btimeZone\x12\x16\n" +
+	"\x06locale\x18\x10 \x01(\tR\x06locale\x1a;\n" +
 	"\rMetadataEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1aO\n" +

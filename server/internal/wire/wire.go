@@ -31,6 +31,8 @@ func RequestFromProto(r *pb.RunRequest) (contract.Request, map[string]json.RawMe
 		Modules:  r.GetModules(),
 		Metadata: r.GetMetadata(),
 		Limits:   LimitsFromProto(r.GetLimits()),
+		TimeZone: r.GetTimeZone(),
+		Locale:   r.GetLocale(),
 	}
 	if c := r.GetCompiled(); c != nil {
 		req.Compiled = &contract.Compiled{JS: c.GetJs(), Map: c.GetMap()}
@@ -95,6 +97,8 @@ func RequestToProto(req contract.Request, data map[string]json.RawMessage) (*pb.
 		Tenant:    req.Tenant,
 		Modules:   req.Modules,
 		Metadata:  req.Metadata,
+		TimeZone:  req.TimeZone,
+		Locale:    req.Locale,
 	}
 	if c := req.Compiled; c != nil {
 		r.Compiled = &pb.Compiled{Js: c.JS, Map: c.Map}
