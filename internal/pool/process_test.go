@@ -21,7 +21,7 @@ import (
 )
 
 // TestWorkerProcess checks what a worker inherits: an empty environment
-// but for the switch (and what Command added), descriptors 0-5 only (the
+// but for the switch and TZ=UTC (and what Command added), descriptors 0-5 only (the
 // frame pipes and the descriptor-passing socket), and a process group of
 // its own.
 func TestWorkerProcess(t *testing.T) {
@@ -40,7 +40,8 @@ func TestWorkerProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := strings.Split(strings.TrimSuffix(string(env), "\x00"), "\x00")
-	want := []string{"GORACE=atexit_sleep_ms=0", worker.EnvSwitch + "=" + worker.SwitchValue}
+	// TZ=UTC: a worker's local time is UTC whatever the host's.
+	want := []string{"GORACE=atexit_sleep_ms=0", "TZ=UTC", worker.EnvSwitch + "=" + worker.SwitchValue}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("worker environment %q, want %q", got, want)
 	}
