@@ -37,6 +37,14 @@
 // and a promise job whose allocation failed (the engine turns that into a
 // rejection nothing may see) OOM rather than "never finished".
 //
+// # Time zone
+//
+// A Job's TimeZone is its run's local time; QuickJS's Date reads local
+// time from the C library, for the whole process (UTC in a worker). A run
+// whose zone is not the process's gets zone.js (zone.go) before its step
+// and packages: a Date whose local-time methods compute from the UTC ones
+// and the zone's offsets, and Intl's default zone is the run's too.
+//
 // # Modules
 //
 // A Job's Modules become globals of its run only (duckdb, glpk: the
