@@ -74,8 +74,11 @@ func TestStallTimeout(t *testing.T) {
 		// The reader takes an event only every tenth of the stall limit,
 		// so the run, blocked on its one-event buffer, waits for it at
 		// every event, twenty times in all: twice its stall limit, in
-		// pauses shorter than it.
-		stall := testenv.ScaleDuration(200 * time.Millisecond)
+		// pauses shorter than it. The limit need only leave the reader
+		// room to wake between two pauses: scaled by the machine's
+		// slow-down at QuickJS work (40 and more under -race), it made
+		// the test wait over a minute, so it stops at 3 s.
+		stall := min(testenv.ScaleDuration(200*time.Millisecond), 3*time.Second)
 		e := newEngine(t, sandbox.Config{EventBuffer: 1, StallTimeout: stall})
 		const events = 20
 		s, err := e.Submit(context.Background(), sandbox.Request{Code: fmt.Sprintf("for (let i = 0; i < %d; i++) reportStatus(i); return 'read'", events)})
