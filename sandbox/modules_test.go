@@ -561,7 +561,7 @@ func TestConfigModules(t *testing.T) {
 		cfg  sandbox.Config
 		msg  string
 	}{
-		{"unknown plan", sandbox.Config{PlanModules: map[string][]string{"gold": {"duckdb"}}}, `planModules: "gold" is not in plans`},
+		{"unknown plan", sandbox.Config{PlanModules: map[string][]string{"gold": {"duckdb"}}}, `planModules.gold: "gold" is not in plans`},
 		{"unknown module", sandbox.Config{PlanModules: map[string][]string{"default": {"sqlite"}}}, `unknown module "sqlite"`},
 		{"bad package", sandbox.Config{Packages: sandbox.Packages{Catalogue: []sandbox.Package{{Name: "x", Version: "latest", Integrity: "sha1-x"}}}}, `is not an exact version`},
 		{"package named like a module", sandbox.Config{Packages: sandbox.Packages{Catalogue: []sandbox.Package{{Name: "duckdb", Version: "1.0.0", Integrity: npm.DefaultCatalogue[0].Integrity}}}}, `"duckdb" is the name of a built-in module`},
@@ -571,6 +571,10 @@ func TestConfigModules(t *testing.T) {
 			_, err := sandbox.New(tc.cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("got %v, want %q", err, tc.msg)
+			}
+			// ValidateModules, which a server's --check calls, says the same.
+			if err := tc.cfg.ValidateModules(); err == nil || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("ValidateModules: got %v, want %q", err, tc.msg)
 			}
 		})
 	}
