@@ -104,8 +104,11 @@ func TestExitCodes(t *testing.T) {
 		stderr     string
 	}{
 		{"ok from stdin", "return 40 + 2", nil, cli.ExitOK, ""},
-		{"throw", "throw new Error('x')", nil, cli.ExitRuntime, "stepbox: RUNTIME at line 1, column 16: Error: x\n    at anonymous (step.js:1:16)\n"},
-		{"syntax", "return (", nil, cli.ExitValidation, "stepbox: VALIDATION at line 1, column 9: SyntaxError: "},
+		// From stdin, the headline's position names the file the stack
+		// names, by language, as run --help says.
+		{"throw", "throw new Error('x')", nil, cli.ExitRuntime, "stepbox: RUNTIME at step.js:1:16: Error: x\n    at anonymous (step.js:1:16)\n"},
+		{"syntax", "return (", nil, cli.ExitValidation, "stepbox: VALIDATION at step.js:1:9: SyntaxError: "},
+		{"throw in TypeScript", "const n: number = 1;\nthrow new Error('x' + n)", []string{"--lang", "typescript"}, cli.ExitRuntime, "stepbox: RUNTIME at step.ts:2:11: Error: x1\n    at anonymous (step.ts:2:11)\n"},
 		{"timeout", "while (true) {}", []string{"--timeout", "100ms"}, cli.ExitTimeout, "stepbox: TIMEOUT (wallMs): "},
 		{"cpu", "while (true) {}", []string{"--cpu", "50ms"}, cli.ExitTimeout, "stepbox: TIMEOUT (cpuMs): "},
 		{"oom", "const a = []; while (true) a.push(new Array(1000).fill(1))", []string{"--memory", "8"}, cli.ExitOOM, "stepbox: OOM (memoryMb): "},
