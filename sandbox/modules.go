@@ -311,7 +311,8 @@ func (ms *moduleSet) bundle(ctx context.Context, p npm.Package) (*npm.Bundle, er
 	}
 	if !ms.auto {
 		return nil, newError(CodeUnavailable, err,
-			"package %s is not installed in %s: run `stepbox packages install --cache %s` (or set Packages.AutoInstall)",
+			"package %s is not installed in %s: run `stepbox packages install --cache %s`, or have packages installed on first use "+
+				"(a server's config: `packages: {autoInstall: true}`; Go: Packages.AutoInstall; `stepbox run` does unless --no-install)",
 			p, ms.cache.Dir, ms.cache.Dir)
 	}
 	ms.mu.Lock()
