@@ -408,3 +408,16 @@ func TestCurlWithoutContentType(t *testing.T) {
 	refused("a browser's untyped body", "", "no Content-Type", "Sec-Fetch-Site", "cross-site")
 	refused("text", "text/plain", `Content-Type \"text/plain\"`)
 }
+
+// TestDecodeErrorPlain: a body that does not decode is refused in the
+// codec's words and protobuf's position, without the libraries' prefixes
+// ("unmarshal message: ", "proto: "), in Connect's message and in error.
+func TestDecodeErrorPlain(t *testing.T) {
+	ts := start(t, server.Config{})
+	status, _, raw := postExact(t, ts, `{"code":"return 1","limits":{"wallMs":"fast"}}`)
+	msg := `the body is not a valid RunRequest: (line 1:39): invalid value for int32 field wallMs: \"fast\"`
+	want := `{"code":"invalid_argument","error":{"code":"VALIDATION","message":"` + msg + `"},"message":"` + msg + `"}` + "\n"
+	if status != 400 || raw != want {
+		t.Fatalf("%d %s\nwant 400 %s", status, raw, want)
+	}
+}
