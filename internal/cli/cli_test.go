@@ -204,6 +204,24 @@ func TestTypeScript(t *testing.T) {
 	if code != cli.ExitRuntime || !strings.HasPrefix(errs, "stepbox: RUNTIME at testdata/step.ts:5:") || !strings.Contains(errs, "(testdata/step.ts:5:") {
 		t.Fatalf("throw: %d %q", code, errs)
 	}
+	// A TypeScript syntax error through run: the position once, in the
+	// headline, named by the file (from stdin, step.ts), not repeated in
+	// the message.
+	bad, _ := os.ReadFile("testdata/bad.ts")
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"", []string{"run", "testdata/bad.ts"}, "stepbox: VALIDATION at testdata/bad.ts:2:12: Unexpected \";\"\n"},
+		{string(bad), []string{"run", "-", "--lang", "typescript"}, "stepbox: VALIDATION at step.ts:2:12: Unexpected \";\"\n"},
+	} {
+		code, _, errs := stepbox(t, c.stdin, c.args...)
+		headline, _, _ := strings.Cut(errs, "\n")
+		if code != cli.ExitValidation || errs != c.want || strings.Count(headline, "2:12") != 1 {
+			t.Errorf("%v: exit %d, stderr %q\nwant %q", c.args, code, errs, c.want)
+		}
+	}
 	code, _, errs = stepbox(t, "", "compile", "testdata/bad.ts")
 	if code != cli.ExitValidation || !strings.HasPrefix(errs, "testdata/bad.ts:2:12: ") {
 		t.Fatalf("compile error: %d %q", code, errs)
