@@ -3,7 +3,7 @@ package contract
 import (
 	"net/netip"
 
-	"github.com/stepbox/stepbox/internal/egress"
+	"github.com/stepbox/stepbox/internal/egress/rule"
 )
 
 // EgressPolicy decides which requests a step may make. It has the fields of
@@ -73,8 +73,10 @@ type Secret struct {
 }
 
 // Validate reports every problem of s, joined with errors.Join, each
-// naming its field ("origin: …").
-func (s Secret) Validate() error { return egress.Binding(s).Validate() }
+// naming its field ("origin: …"). The rules are the FetchProxy's, from a
+// package of the standard library only, so that a client validating a
+// Secret does not link the proxy.
+func (s Secret) Validate() error { return rule.Binding(s).Validate() }
 
 // MarshalJSON never writes the value.
-func (s Secret) MarshalJSON() ([]byte, error) { return egress.Binding(s).MarshalJSON() }
+func (s Secret) MarshalJSON() ([]byte, error) { return rule.Binding(s).MarshalJSON() }

@@ -1,12 +1,13 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -116,15 +117,91 @@ type install struct {
 	err  error
 }
 
-// resolveModules validates the module settings of c into r.
-func (c Config) resolveModules(r *resolved) []error {
+// ValidateModules reports every problem of c's module settings together,
+// joined with errors.Join, each naming its field as it is written in a
+// configuration file: a Packages.Catalogue entry that is not an npm
+// package pinned to a version and an integrity, that repeats a name or
+// takes a built-in module's ("packages.catalogue[1]: ..."), and a
+// PlanModules entry for a plan that is not in Plans or naming a module
+// that is neither built in nor in the catalogue ("planModules.free[0]:
+// ..."). New makes the same checks: a server's --check calls it, so that
+// a configuration the check accepts also starts.
+func (c Config) ValidateModules() error {
+	_, _, errs := c.checkModules()
+	return errors.Join(errs...)
+}
+
+// checkModules returns c's package catalogue by name (DefaultPackages
+// when Packages.Catalogue is nil), the name of every module, sorted, and
+// the problems of c's module settings.
+func (c Config) checkModules() (map[string]npm.Package, []string, []error) {
 	var errs []error
 	cat := c.Packages.Catalogue
 	if cat == nil {
 		cat = DefaultPackages
 	}
+	np := make([]npm.Package, len(cat))
+	for i, p := range cat {
+		np[i] = npm.Package(p)
+	}
+	for _, e := range unjoin(npm.ValidateCatalogue(np)) {
+		errs = append(errs, fmt.Errorf("packages.catalogue%w", e)) // "[1]: ..."
+	}
+	catalogue := map[string]npm.Package{}
+	known := map[string]bool{}
+	for _, m := range jsrt.BuiltinModules {
+		known[m] = true
+	}
+	for i, p := range np {
+		if slices.Contains(jsrt.BuiltinModules, p.Name) {
+			errs = append(errs, fmt.Errorf("packages.catalogue[%d]: %q is the name of a built-in module", i, p.Name))
+			continue
+		}
+		catalogue[p.Name] = p
+		known[p.Name] = true
+	}
+	names := slices.Sorted(maps.Keys(known))
+	plans := map[string]bool{}
+	for name := range c.Plans {
+		plans[name] = true
+	}
+	if len(c.Plans) == 0 {
+		plans[cmp.Or(c.DefaultPlan, defaultPlanName)] = true
+	}
+	for _, plan := range slices.Sorted(maps.Keys(c.PlanModules)) {
+		if !plans[plan] {
+			errs = append(errs, fmt.Errorf("planModules.%s: %q is not in plans", plan, plan))
+		}
+		for j, m := range c.PlanModules[plan] {
+			switch {
+			case m == "":
+				errs = append(errs, fmt.Errorf("planModules.%s[%d]: empty module name", plan, j))
+			case !known[m]:
+				errs = append(errs, fmt.Errorf("planModules.%s[%d]: unknown module %q (known: %s)", plan, j, m, strings.Join(names, ", ")))
+			}
+		}
+	}
+	return catalogue, names, errs
+}
+
+// unjoin returns the errors that errors.Join joined into err (none for
+// nil), so that each gets its field prefix.
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// resolveModules validates the module settings of c into r.
+func (c Config) resolveModules(r *resolved) []error {
+	catalogue, names, errs := c.checkModules()
 	ms := &moduleSet{
-		catalogue:  map[string]npm.Package{},
+		catalogue:  catalogue,
+		names:      names,
 		allowed:    map[string][]string{},
 		auto:       c.Packages.AutoInstall,
 		npm:        c.Packages.NPM,
@@ -132,38 +209,7 @@ func (c Config) resolveModules(r *resolved) []error {
 		installing: map[string]*install{},
 	}
 	ms.installCtx, ms.stopInstalls = context.WithCancel(context.Background())
-	np := make([]npm.Package, len(cat))
-	for i, p := range cat {
-		np[i] = npm.Package(p)
-	}
-	if err := npm.ValidateCatalogue(np); err != nil {
-		errs = append(errs, fmt.Errorf("packages.catalogue: %w", err))
-	}
-	known := map[string]bool{}
-	for _, m := range jsrt.BuiltinModules {
-		known[m] = true
-	}
-	for _, p := range np {
-		if known[p.Name] {
-			errs = append(errs, fmt.Errorf("packages.catalogue: %q is the name of a built-in module", p.Name))
-			continue
-		}
-		ms.catalogue[p.Name] = p
-		known[p.Name] = true
-	}
-	for n := range known {
-		ms.names = append(ms.names, n)
-	}
-	sort.Strings(ms.names)
 	for plan, list := range c.PlanModules {
-		if _, ok := r.plans[plan]; !ok {
-			errs = append(errs, fmt.Errorf("planModules: %q is not in plans", plan))
-		}
-		for _, m := range list {
-			if !known[m] {
-				errs = append(errs, fmt.Errorf("planModules.%s: unknown module %q (known: %s)", plan, m, strings.Join(ms.names, ", ")))
-			}
-		}
 		ms.allowed[plan] = slices.Clone(list)
 	}
 	dir := c.Packages.CacheDir
@@ -265,7 +311,8 @@ func (ms *moduleSet) bundle(ctx context.Context, p npm.Package) (*npm.Bundle, er
 	}
 	if !ms.auto {
 		return nil, newError(CodeUnavailable, err,
-			"package %s is not installed in %s: run `stepbox packages install --cache %s` (or set Packages.AutoInstall)",
+			"package %s is not installed in %s: run `stepbox packages install --cache %s`, or have packages installed on first use "+
+				"(a server's config: `packages: {autoInstall: true}`; Go: Packages.AutoInstall; `stepbox run` does unless --no-install)",
 			p, ms.cache.Dir, ms.cache.Dir)
 	}
 	ms.mu.Lock()

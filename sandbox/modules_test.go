@@ -561,7 +561,7 @@ func TestConfigModules(t *testing.T) {
 		cfg  sandbox.Config
 		msg  string
 	}{
-		{"unknown plan", sandbox.Config{PlanModules: map[string][]string{"gold": {"duckdb"}}}, `planModules: "gold" is not in plans`},
+		{"unknown plan", sandbox.Config{PlanModules: map[string][]string{"gold": {"duckdb"}}}, `planModules.gold: "gold" is not in plans`},
 		{"unknown module", sandbox.Config{PlanModules: map[string][]string{"default": {"sqlite"}}}, `unknown module "sqlite"`},
 		{"bad package", sandbox.Config{Packages: sandbox.Packages{Catalogue: []sandbox.Package{{Name: "x", Version: "latest", Integrity: "sha1-x"}}}}, `is not an exact version`},
 		{"package named like a module", sandbox.Config{Packages: sandbox.Packages{Catalogue: []sandbox.Package{{Name: "duckdb", Version: "1.0.0", Integrity: npm.DefaultCatalogue[0].Integrity}}}}, `"duckdb" is the name of a built-in module`},
@@ -571,6 +571,10 @@ func TestConfigModules(t *testing.T) {
 			_, err := sandbox.New(tc.cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.msg) {
 				t.Fatalf("got %v, want %q", err, tc.msg)
+			}
+			// ValidateModules, which a server's --check calls, says the same.
+			if err := tc.cfg.ValidateModules(); err == nil || !strings.Contains(err.Error(), tc.msg) {
+				t.Fatalf("ValidateModules: got %v, want %q", err, tc.msg)
 			}
 		})
 	}
@@ -643,13 +647,18 @@ return [mean(xs), median(xs), Math.round(standardDeviation(xs) * 1e6) / 1e6, lr.
 }
 
 func TestPackagesNotInstalled(t *testing.T) {
+	dir := t.TempDir()
 	cfg := sandbox.Config{Isolation: isolation, Plans: map[string]sandbox.Limits{"default": testPlan},
-		Packages: sandbox.Packages{CacheDir: t.TempDir()}}
+		Packages: sandbox.Packages{CacheDir: dir}}
 	e := newEngine(t, cfg)
 	_, err := e.Submit(context.Background(), sandbox.Request{Code: `import { mean } from "simple-statistics"; return mean([1, 2])`})
+	// The message names the install command, and the setting in the words
+	// of each of the engine's users: a server's config, Go, the CLI.
+	want := "package simple-statistics@7.12.1 is not installed in " + dir + ": run `stepbox packages install --cache " + dir + "`, " +
+		"or have packages installed on first use (a server's config: `packages: {autoInstall: true}`; Go: Packages.AutoInstall; `stepbox run` does unless --no-install)"
 	var se *sandbox.Error
-	if !errors.As(err, &se) || se.Code != sandbox.CodeUnavailable || !strings.Contains(se.Message, "stepbox packages install") {
-		t.Fatalf("got %v, want UNAVAILABLE naming the install command", err)
+	if !errors.As(err, &se) || se.Code != sandbox.CodeUnavailable || se.Message != want {
+		t.Fatalf("got %v, want UNAVAILABLE %q", err, want)
 	}
 
 	t.Run("AutoInstall", func(t *testing.T) {

@@ -18,6 +18,19 @@ const maxStepName = 255
 // (STEP_FILE in internal/pyrt/prelude.py).
 const pythonStepFile = "step.py"
 
+// DefaultStepName returns the file name the frames and positions of a
+// step of lang carry when its Request.StepName is empty: "step.js",
+// "step.ts" or "step.py". An empty lang is JavaScript.
+func DefaultStepName(lang Language) string {
+	switch lang {
+	case Python:
+		return pythonStepFile
+	case TypeScript:
+		return typescript.TSFileName
+	}
+	return jsrt.StepFile
+}
+
 // checkStepName refuses a StepName that could not stand in a stack trace
 // as one file name: too long, or with a control character (a newline
 // would forge frames). The caller checked it is valid UTF-8.
@@ -64,14 +77,11 @@ func explainFailure(f *ipc.Failure, req Request) {
 // whose frames the source map rewrote, "at f (step.ts:2:1)", and Python's
 // `File "step.py", line 3`.
 func renameStep(stack string, lang Language, name string) string {
-	switch lang {
-	case Python:
-		return strings.ReplaceAll(stack, `File "`+pythonStepFile+`",`, `File "`+name+`",`)
-	case TypeScript:
-		return renameFrames(stack, typescript.TSFileName, name)
-	default:
-		return renameFrames(stack, jsrt.StepFile, name)
+	from := DefaultStepName(lang)
+	if lang == Python {
+		return strings.ReplaceAll(stack, `File "`+from+`",`, `File "`+name+`",`)
 	}
+	return renameFrames(stack, from, name)
 }
 
 // renameFrames renames the locations "(from:..." and "at from:..." of a

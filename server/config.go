@@ -260,7 +260,10 @@ func isLoopback(addr string) bool {
 func anyHost(host string) bool { return host == "" || host == "0.0.0.0" || host == "::" }
 
 // Validate reports every problem of c together, each naming its field as
-// it is written in the YAML file ("tenants[0].keys[1]: ...").
+// it is written in the YAML file ("tenants[0].keys[1]: ..."). It makes the
+// engine's checks of c's engine fields, so that a Config it accepts starts.
+// A secret value still written "${NAME}" is a problem: ApplyEnv replaces
+// it when the variable NAME is set.
 func (c Config) Validate() error {
 	c = c.withDefaults()
 	var errs []error
@@ -350,15 +353,10 @@ func (c Config) Validate() error {
 		bad("defaultPlan", "%q is not in plans", c.DefaultPlan)
 	}
 
-	for _, name := range slices.Sorted(maps.Keys(c.PlanModules)) {
-		if !plans[name] {
-			bad("planModules."+name, "%q is not in plans", name)
-		}
-		for j, m := range c.PlanModules[name] {
-			if m == "" {
-				bad(fmt.Sprintf("planModules.%s[%d]", name, j), "empty module name")
-			}
-		}
+	// The engine's checks of planModules and packages, each its own line
+	// ("planModules.free[0]: unknown module ...").
+	if err := c.EngineConfig().ValidateModules(); err != nil {
+		errs = append(errs, egress.Unjoin(err)...)
 	}
 	if err := c.Defaults.Validate(); err != nil {
 		for _, e := range egress.Unjoin(err) {
@@ -457,8 +455,8 @@ func (c Config) Validate() error {
 		for i, s := range e.Secrets {
 			at := fmt.Sprintf("egress.secrets[%d]", i)
 			if name, ok := secretEnvName(s.Value); ok {
-				bad(at+".value", "refers to the environment variable %s, which was not read (ApplyEnv)", name)
-				s.Value = "${unread}" // reported; check the rest
+				bad(at+".value", "%q was not replaced: the environment variable %s is not set, or is empty", s.Value, name)
+				s.Value = "${unset}" // reported; check the rest
 			} else if s.Value == "" {
 				bad(at+".value", "empty: write the value, or ${NAME} to read it from the environment variable NAME")
 				s.Value = "${empty}"

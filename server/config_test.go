@@ -256,14 +256,15 @@ egress:
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Not read yet: Validate says which variable the file refers to.
-	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "egress.secrets[0].value: refers to the environment variable EXAMPLE_TOKEN") {
-		t.Fatalf("unread reference: %v", err)
+	// Missing in the environment: ApplyEnv leaves the reference, and
+	// Validate names the field and the variable, once.
+	missing := c
+	if err := missing.ApplyEnv(func(string) string { return "" }); err != nil {
+		t.Fatalf("ApplyEnv: %v", err)
 	}
-	// Missing in the environment: ApplyEnv names the field and the variable.
-	if err := c.ApplyEnv(func(string) string { return "" }); err == nil ||
-		!strings.Contains(err.Error(), "egress.secrets[0].value: the environment variable EXAMPLE_TOKEN is not set") {
-		t.Fatalf("missing variable: %v", err)
+	const unset = `egress.secrets[0].value: "${EXAMPLE_TOKEN}" was not replaced: the environment variable EXAMPLE_TOKEN is not set, or is empty`
+	if err := missing.Validate(); err == nil || err.Error() != unset {
+		t.Fatalf("missing variable: %v\nwant %s", err, unset)
 	}
 	orig := c.Egress
 	if err := c.ApplyEnv(func(k string) string {
@@ -354,7 +355,7 @@ egress:
 	want := []string{
 		`egress.secrets[0]: origin: required: the scheme, host and port the secret is for, e.g. "https://api.example.com"`,
 		`egress.secrets[1]: origin: "http://api.example.com" is plain http: the secret would travel in clear text; use an https origin, or set unsafeAllowHTTP`,
-		`egress.secrets[2].value: refers to the environment variable TOKEN, which was not read (ApplyEnv)`,
+		`egress.secrets[2].value: "${TOKEN}" was not replaced: the environment variable TOKEN is not set, or is empty`,
 		`egress.secrets[2]: host: "api.example.com:8443" has a port, and host means https on port 443: write origin: "https://api.example.com:8443"`,
 		`egress.secrets[3]: origin: "https://*": a secret for every host ("*") would go to any server the policy allows`,
 		`egress.secrets[3]: header: "Bad Header" is not a valid header name`,

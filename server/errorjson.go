@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -111,6 +112,20 @@ func (w *errorWriter) finish() {
 	}
 }
 
+// plainDecodeMessage drops what the libraries add to the message of a
+// body that does not decode: Connect's "unmarshal message: " before the
+// codec's words (strictJSON), and protobuf's "proto: " (with a space or a
+// no-break space, which protobuf picks per build) before the position:
+// "the body is not a valid RunRequest: (line 1:39): invalid value for
+// int32 field wallMs: \"fast\"".
+func plainDecodeMessage(m string) string {
+	m = strings.TrimPrefix(m, "unmarshal message: ")
+	for _, p := range []string{": proto: ", ": proto:\u00a0"} {
+		m = strings.Replace(m, p, ": ", 1)
+	}
+	return m
+}
+
 // withReadableError returns Connect's JSON error body with the "error"
 // member added, or body as it is when it is not one.
 func withReadableError(body []byte) []byte {
@@ -142,6 +157,11 @@ func withReadableError(body []byte) []byte {
 		}
 	}
 	if e == nil && code == "invalid_argument" {
+		// The body did not decode: the libraries' words go.
+		message = plainDecodeMessage(message)
+		if b, err := json.Marshal(message); err == nil {
+			m["message"] = b
+		}
 		e = &pb.Error{Code: "VALIDATION", Message: message}
 	}
 	if e == nil {

@@ -392,3 +392,75 @@ planDefaults:
 		t.Errorf("bad defaults: %v", err)
 	}
 }
+
+// TestCurlWithoutContentType: the issue's literal curl -d, which sends
+// application/x-www-form-urlencoded, and a POST without a Content-Type run
+// as JSON, with the same strict decoding; a browser's such POST (Origin)
+// and a type the server does not read are a 415 whose JSON body says what
+// to send, not Connect's empty one.
+func TestCurlWithoutContentType(t *testing.T) {
+	ts := start(t, server.Config{})
+	post := func(path, contentType, body string, header ...string) (int, string, string) {
+		t.Helper()
+		req, err := http.NewRequest("POST", ts.url+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if contentType != "" {
+			req.Header.Set("Content-Type", contentType)
+		}
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := ts.h1.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), string(raw)
+	}
+	const curl = `{"language":"javascript","code":"return input.a + 1","input":{"a":41}}`
+	for _, ct := range []string{"application/x-www-form-urlencoded", ""} {
+		status, _, raw := post(runPath, ct, curl)
+		if status != 200 || !strings.Contains(raw, `"value":42`) {
+			t.Errorf("Content-Type %q: %d %s", ct, status, raw)
+		}
+	}
+	status, _, raw := post("/stepbox.v1.StepboxService/Health", "application/x-www-form-urlencoded", `{}`)
+	if status != 200 || !strings.Contains(raw, `"status":"SERVING"`) {
+		t.Errorf("Health: %d %s", status, raw)
+	}
+	// Decoded as application/json is: a misspelt field is an error, in the
+	// same shape.
+	_, _, want := post(runPath, "application/json", `{"code":"return 1","limits":{"wallMS":5}}`)
+	if status, _, raw := post(runPath, "application/x-www-form-urlencoded", `{"code":"return 1","limits":{"wallMS":5}}`); status != 400 || raw != want {
+		t.Errorf("a bad body: %d %s\nwant 400 %s", status, raw, want)
+	}
+
+	refused := func(name, contentType, what string, header ...string) {
+		t.Helper()
+		status, rct, raw := post(runPath, contentType, curl, header...)
+		msg := "the request has " + what + `, which the server does not read here: send Content-Type: application/json with a JSON body (or application/proto, or a gRPC or gRPC-Web type)`
+		want := `{"code":"invalid_argument","error":{"code":"VALIDATION","message":"` + msg + `"},"message":"` + msg + `"}` + "\n"
+		if status != http.StatusUnsupportedMediaType || rct != "application/json" || raw != want {
+			t.Errorf("%s: %d %s %s\nwant 415 %s", name, status, rct, raw, want)
+		}
+	}
+	refused("a browser's form", "application/x-www-form-urlencoded", `Content-Type \"application/x-www-form-urlencoded\"`, "Origin", "https://evil.example")
+	refused("a browser's untyped body", "", "no Content-Type", "Sec-Fetch-Site", "cross-site")
+	refused("text", "text/plain", `Content-Type \"text/plain\"`)
+}
+
+// TestDecodeErrorPlain: a body that does not decode is refused in the
+// codec's words and protobuf's position, without the libraries' prefixes
+// ("unmarshal message: ", "proto: "), in Connect's message and in error.
+func TestDecodeErrorPlain(t *testing.T) {
+	ts := start(t, server.Config{})
+	status, _, raw := postExact(t, ts, `{"code":"return 1","limits":{"wallMs":"fast"}}`)
+	msg := `the body is not a valid RunRequest: (line 1:39): invalid value for int32 field wallMs: \"fast\"`
+	want := `{"code":"invalid_argument","error":{"code":"VALIDATION","message":"` + msg + `"},"message":"` + msg + `"}` + "\n"
+	if status != 400 || raw != want {
+		t.Fatalf("%d %s\nwant 400 %s", status, raw, want)
+	}
+}

@@ -312,8 +312,10 @@ func EnvVars() [][2]string {
 }
 
 // ApplyEnv overrides c's fields with the STEPBOX_* variables that getenv
-// returns non-empty (see EnvVars). Every bad value is reported, naming the
-// variable and the field.
+// returns non-empty (see EnvVars), and replaces each secret value written
+// "${NAME}" by the variable NAME. Every bad value is reported, naming the
+// variable and the field. A "${NAME}" whose variable is not set or empty
+// stays as it is: Validate reports it, once, with the other problems.
 func (c *Config) ApplyEnv(getenv func(string) string) error {
 	var errs []error
 	for _, e := range envVars {
@@ -337,12 +339,9 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 			if !ok {
 				continue
 			}
-			v := getenv(name)
-			if v == "" {
-				errs = append(errs, fmt.Errorf("egress.secrets[%d].value: the environment variable %s is not set or empty", i, name))
-				continue
+			if v := getenv(name); v != "" {
+				eg.Secrets[i].Value = v
 			}
-			eg.Secrets[i].Value = v
 		}
 		c.Egress = &eg
 	}

@@ -96,7 +96,7 @@ func New(engine *sandbox.Engine, cfg Config) (*Server, error) {
 		connect.WithReadMaxBytes(int(min(cfg.MaxRequestBytes, 1<<31-1))),
 	)
 	mux := http.NewServeMux()
-	mux.Handle(path, readableErrors(s.limitBody(rpc)))
+	mux.Handle(path, jsonByDefault(readableErrors(s.limitBody(rpc))))
 	s.mountGRPCStandard(mux)
 	s.mountProbes(mux)
 	if access := cfg.metricsAccessOn(true); access != metricsAbsent {

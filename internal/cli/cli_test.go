@@ -104,8 +104,11 @@ func TestExitCodes(t *testing.T) {
 		stderr     string
 	}{
 		{"ok from stdin", "return 40 + 2", nil, cli.ExitOK, ""},
-		{"throw", "throw new Error('x')", nil, cli.ExitRuntime, "stepbox: RUNTIME at line 1, column 16: Error: x\n    at anonymous (step.js:1:16)\n"},
-		{"syntax", "return (", nil, cli.ExitValidation, "stepbox: VALIDATION at line 1, column 9: SyntaxError: "},
+		// From stdin, the headline's position names the file the stack
+		// names, by language, as run --help says.
+		{"throw", "throw new Error('x')", nil, cli.ExitRuntime, "stepbox: RUNTIME at step.js:1:16: Error: x\n    at anonymous (step.js:1:16)\n"},
+		{"syntax", "return (", nil, cli.ExitValidation, "stepbox: VALIDATION at step.js:1:9: SyntaxError: "},
+		{"throw in TypeScript", "const n: number = 1;\nthrow new Error('x' + n)", []string{"--lang", "typescript"}, cli.ExitRuntime, "stepbox: RUNTIME at step.ts:2:11: Error: x1\n    at anonymous (step.ts:2:11)\n"},
 		{"timeout", "while (true) {}", []string{"--timeout", "100ms"}, cli.ExitTimeout, "stepbox: TIMEOUT (wallMs): "},
 		{"cpu", "while (true) {}", []string{"--cpu", "50ms"}, cli.ExitTimeout, "stepbox: TIMEOUT (cpuMs): "},
 		{"oom", "const a = []; while (true) a.push(new Array(1000).fill(1))", []string{"--memory", "8"}, cli.ExitOOM, "stepbox: OOM (memoryMb): "},
@@ -200,6 +203,24 @@ func TestTypeScript(t *testing.T) {
 	code, _, errs := stepbox(t, "", "run", "testdata/step.ts", "--input", `{"n": 500}`)
 	if code != cli.ExitRuntime || !strings.HasPrefix(errs, "stepbox: RUNTIME at testdata/step.ts:5:") || !strings.Contains(errs, "(testdata/step.ts:5:") {
 		t.Fatalf("throw: %d %q", code, errs)
+	}
+	// A TypeScript syntax error through run: the position once, in the
+	// headline, named by the file (from stdin, step.ts), not repeated in
+	// the message.
+	bad, _ := os.ReadFile("testdata/bad.ts")
+	for _, c := range []struct {
+		stdin string
+		args  []string
+		want  string
+	}{
+		{"", []string{"run", "testdata/bad.ts"}, "stepbox: VALIDATION at testdata/bad.ts:2:12: Unexpected \";\"\n"},
+		{string(bad), []string{"run", "-", "--lang", "typescript"}, "stepbox: VALIDATION at step.ts:2:12: Unexpected \";\"\n"},
+	} {
+		code, _, errs := stepbox(t, c.stdin, c.args...)
+		headline, _, _ := strings.Cut(errs, "\n")
+		if code != cli.ExitValidation || errs != c.want || strings.Count(headline, "2:12") != 1 {
+			t.Errorf("%v: exit %d, stderr %q\nwant %q", c.args, code, errs, c.want)
+		}
 	}
 	code, _, errs = stepbox(t, "", "compile", "testdata/bad.ts")
 	if code != cli.ExitValidation || !strings.HasPrefix(errs, "testdata/bad.ts:2:12: ") {

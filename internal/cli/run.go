@@ -355,7 +355,7 @@ func execute(ctx context.Context, st *State, eng *sandbox.Engine, req sandbox.Re
 	defer cancel()
 	s, err := eng.Submit(ctx, req)
 	if err != nil {
-		return report(st, err, asJSON, req.StepName)
+		return report(st, err, asJSON, positionFile(req))
 	}
 	if st.Signals != nil {
 		go func() {
@@ -393,7 +393,7 @@ func execute(ctx context.Context, st *State, eng *sandbox.Engine, req sandbox.Re
 		if asJSON {
 			return ExitCode(err)
 		}
-		return report(st, err, false, req.StepName)
+		return report(st, err, false, positionFile(req))
 	}
 	if !asJSON {
 		fmt.Fprintf(st.Stdout, "%s\n", res.Value)
@@ -418,8 +418,18 @@ func printConsole(w io.Writer, c *sandbox.ConsoleLine) {
 	fmt.Fprintf(w, "[%s] %s\n", c.Level, c.Text)
 }
 
-// report prints a run's error; file, when the step came from one, names it
-// in the position ("at step.ts:5:3", as compilers and editors write it).
+// positionFile is the file name an error's position names: the step's
+// file, or for a step from stdin the name its stack frames carry (step.js,
+// step.ts or step.py), so that the headline and the stack agree.
+func positionFile(req sandbox.Request) string {
+	if req.StepName != "" {
+		return req.StepName
+	}
+	return sandbox.DefaultStepName(req.Language)
+}
+
+// report prints a run's error; file names the step in the position ("at
+// step.ts:5:3", as compilers and editors write it).
 func report(st *State, err error, asJSON bool, file string) int {
 	var se *sandbox.Error
 	if asJSON && errors.As(err, &se) {
@@ -428,16 +438,10 @@ func report(st *State, err error, asJSON bool, file string) int {
 	}
 	if errors.As(err, &se) {
 		where := ""
-		switch p := se.Position; {
-		case p != nil && file != "":
+		if p := se.Position; p != nil {
 			where = fmt.Sprintf(" at %s:%d", file, p.Line)
 			if p.Column > 0 {
 				where += fmt.Sprintf(":%d", p.Column)
-			}
-		case p != nil:
-			where = fmt.Sprintf(" at line %d", p.Line)
-			if p.Column > 0 {
-				where += fmt.Sprintf(", column %d", p.Column)
 			}
 		}
 		limit := ""

@@ -272,7 +272,11 @@ func appendable(field, name string) error {
 }
 
 func printProblems(st *State, problems []string) {
-	fmt.Fprintf(st.Stderr, "stepbox serve: invalid configuration (%d problems):\n", len(problems))
+	n := fmt.Sprintf("%d problems", len(problems))
+	if len(problems) == 1 {
+		n = "1 problem"
+	}
+	fmt.Fprintf(st.Stderr, "stepbox serve: invalid configuration (%s):\n", n)
 	for _, p := range problems {
 		fmt.Fprintf(st.Stderr, "  %s\n", p)
 	}

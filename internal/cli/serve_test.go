@@ -103,7 +103,29 @@ tenants:
 		}
 	}
 
-	// A configuration the check accepts starts: the audit file the server
+	// A configuration the check accepts starts: the engine's checks of
+	// modules and packages are the check's too, each problem with its
+	// field; and a secret's variable that is not set is one problem, in
+	// the words of the file.
+	for _, c := range []struct{ name, yaml, want string }{
+		{"unknown module", "plans: {free: {}}\ndefaultPlan: free\nplanModules: {free: [duckdb, cobol]}\n",
+			"stepbox serve: invalid configuration (1 problem):\n" +
+				`  planModules.free[1]: unknown module "cobol" (known: duckdb, glpk, simple-statistics)` + "\n"},
+		{"package not pinned", "packages: {catalogue: [{name: x}]}\n",
+			"stepbox serve: invalid configuration (2 problems):\n" +
+				`  packages.catalogue[0]: version "" is not an exact version (like 1.2.3)` + "\n" +
+				`  packages.catalogue[0]: integrity "" is not a sha512 subresource integrity string (sha512-…)` + "\n"},
+		{"unset secret", "egress:\n  policy: {hosts: [api.acme.example]}\n  secrets:\n    - {origin: \"https://api.acme.example\", header: Authorization, value: \"${ACME_TOKEN}\"}\n",
+			"stepbox serve: invalid configuration (1 problem):\n" +
+				`  egress.secrets[0].value: "${ACME_TOKEN}" was not replaced: the environment variable ACME_TOKEN is not set, or is empty` + "\n"},
+	} {
+		file := writeFile(t, "engine.yaml", c.yaml)
+		if code, out, errs := serve(t, nil, "", "--check", "--config", file); code != ExitUsage || out != "" || errs != c.want {
+			t.Errorf("%s: exit %d, stdout %q, stderr\n%s\nwant\n%s", c.name, code, out, errs, c.want)
+		}
+	}
+
+	// The audit file the server
 	// appends to must be creatable (its directory exists and takes files).
 	dir := t.TempDir()
 	for _, c := range []struct{ file, want string }{

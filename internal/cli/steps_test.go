@@ -87,7 +87,7 @@ func TestStepNotUTF8CLI(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q\nstderr %q\nwant   %q", code, out, errs, want)
 	}
 	code, _, errs = stepbox(t, "return '\xff'", "run", "-", "--lang", "typescript")
-	if want := "stepbox: VALIDATION at line 1, column 9: the step is not valid UTF-8: byte 0xff at offset 8\n"; code != cli.ExitValidation || errs != want {
+	if want := "stepbox: VALIDATION at step.ts:1:9: the step is not valid UTF-8: byte 0xff at offset 8\n"; code != cli.ExitValidation || errs != want {
 		t.Fatalf("stdin: exit %d, stderr %q, want %q", code, errs, want)
 	}
 }

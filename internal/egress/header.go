@@ -4,52 +4,9 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/stepbox/stepbox/internal/egress/rule"
 )
-
-// validHeaderName reports whether s is an RFC 9110 token.
-func validHeaderName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderValue reports whether s may be sent as a field value: no
-// control characters other than horizontal tab (so no CR/LF injection).
-func validHeaderValue(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
-}
-
-// forbiddenRequestHeader reports headers the guest may not set (lower-case
-// name); they are dropped silently, as a browser's fetch does. The proxy
-// owns framing (Content-Length, Transfer-Encoding), the connection
-// (Connection, Keep-Alive, TE, Trailer, Upgrade, Expect, Proxy-*), the
-// target (Host: overriding it would let a request for an allowed host reach
-// another virtual host at the same address), and content coding
-// (Accept-Encoding: the proxy asks for gzip and decodes, so the byte caps
-// apply to decoded bodies).
-func forbiddenRequestHeader(lname string) bool {
-	switch lname {
-	case "host", "content-length", "transfer-encoding", "connection", "keep-alive",
-		"te", "trailer", "upgrade", "expect", "accept-encoding":
-		return true
-	}
-	return strings.HasPrefix(lname, "proxy-")
-}
 
 // hopByHop are response headers that describe one connection, not the
 // response (RFC 9110 7.6.1); they are not returned to the guest.
@@ -66,7 +23,7 @@ func hopByHop(lname string) bool {
 // DELETE, GET, HEAD, OPTIONS, POST and PUT are upper-cased, any other
 // method is kept as written. CONNECT, TRACE and TRACK are refused.
 func canonicalMethod(m string) (string, error) {
-	if !validHeaderName(m) {
+	if !rule.ValidHeaderName(m) {
 		return "", invalidf("%q is not a valid HTTP method", m)
 	}
 	up := strings.ToUpper(m)
@@ -86,13 +43,13 @@ func guestHeaders(pairs [][2]string, userAgent string) (http.Header, *Error) {
 	h := make(http.Header, len(pairs)+2)
 	for _, kv := range pairs {
 		name, value := kv[0], strings.Trim(kv[1], " \t")
-		if !validHeaderName(name) {
+		if !rule.ValidHeaderName(name) {
 			return nil, invalidf("%q is not a valid header name", name)
 		}
-		if !validHeaderValue(value) {
+		if !rule.ValidHeaderValue(value) {
 			return nil, invalidf("header %q has an invalid value (control characters)", name)
 		}
-		if forbiddenRequestHeader(strings.ToLower(name)) {
+		if rule.ForbiddenRequestHeader(strings.ToLower(name)) {
 			continue
 		}
 		h.Add(name, value)

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/stepbox/stepbox/internal/egress/rule"
 )
 
 // Defaults for the Policy fields whose zero value means "the default", and
@@ -132,7 +134,7 @@ func (p Policy) Validate() error {
 		}
 	}
 	for i, h := range p.Hosts {
-		if _, err := canonicalHostPattern(h); err != nil {
+		if _, err := rule.HostPattern(h); err != nil {
 			bad("hosts[%d]: %w", i, err)
 		}
 	}
@@ -210,7 +212,7 @@ func (p Policy) Narrow(other Policy) Policy {
 			list = b.ports
 		}
 		schemes = slices.DeleteFunc(schemes, func(s string) bool {
-			return !slices.Contains(list, defaultPort(s))
+			return !slices.Contains(list, rule.DefaultPort(s))
 		})
 	}
 	methods := intersect(a.methods, b.methods)
@@ -293,7 +295,7 @@ func compile(p Policy) *rules {
 		r.schemes = []string{DefaultScheme}
 	}
 	for _, h := range p.Hosts {
-		if c, err := canonicalHostPattern(h); err == nil && !slices.Contains(r.hosts, c) {
+		if c, err := rule.HostPattern(h); err == nil && !slices.Contains(r.hosts, c) {
 			r.hosts = append(r.hosts, c)
 		}
 	}
@@ -340,7 +342,7 @@ func (r *rules) allowsHost(t *target) bool {
 
 func (r *rules) allowsPort(t *target) bool {
 	if r.ports == nil {
-		return t.port == defaultPort(t.scheme)
+		return t.port == rule.DefaultPort(t.scheme)
 	}
 	return slices.Contains(r.ports, t.port)
 }
@@ -417,58 +419,4 @@ func intersectHostPatterns(x, y string) (string, bool) {
 func isIPPattern(p string) bool {
 	_, err := netip.ParseAddr(p)
 	return err == nil
-}
-
-// canonicalHostPattern validates a Policy or Binding host pattern and returns
-// its canonical form (lower case, no trailing dot, IPs in netip form).
-func canonicalHostPattern(h string) (string, error) {
-	if h == "*" {
-		return h, nil
-	}
-	if h == "" {
-		return "", errors.New("empty host pattern")
-	}
-	if strings.Contains(h, "://") {
-		return "", fmt.Errorf("%q is not a host pattern: remove the scheme (see schemes)", h)
-	}
-	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
-		h = h[1 : len(h)-1]
-	}
-	if a, err := netip.ParseAddr(h); err == nil {
-		if a.Zone() != "" {
-			return "", fmt.Errorf("%q: IPv6 zones are not allowed", h)
-		}
-		return a.String(), nil
-	}
-	lower := strings.ToLower(h)
-	wild := strings.HasPrefix(lower, "*.")
-	d := strings.TrimPrefix(lower, "*.")
-	d = strings.TrimSuffix(d, ".")
-	if strings.Contains(d, ":") {
-		return "", fmt.Errorf("%q is not a host pattern: remove the port (see ports)", h)
-	}
-	if d == "" || len(d) > 253 {
-		return "", fmt.Errorf("%q is not a host pattern", h)
-	}
-	for _, label := range strings.Split(d, ".") {
-		if label == "" || len(label) > 63 {
-			return "", fmt.Errorf("%q is not a host pattern: empty or over-long label", h)
-		}
-		for i := 0; i < len(label); i++ {
-			c := label[i]
-			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-				if c == '*' {
-					return "", fmt.Errorf("%q is not a host pattern: \"*\" may only be the whole pattern or a leading \"*.\"", h)
-				}
-				return "", fmt.Errorf("%q is not a host pattern: invalid character %q (internationalised names must be in xn-- form)", h, c)
-			}
-		}
-	}
-	if endsInNumber(d) {
-		return "", fmt.Errorf("%q is not a host pattern: it ends in a number, so a URL parser reads it as an IPv4 address; write IPv4 addresses in dotted-decimal form", h)
-	}
-	if wild {
-		return "*." + d, nil
-	}
-	return d, nil
 }

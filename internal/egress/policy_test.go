@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/stepbox/stepbox/internal/egress/rule"
 )
 
 func TestPolicyValidate(t *testing.T) {
@@ -113,10 +115,10 @@ func TestHostPatterns(t *testing.T) {
 		{"*.0.1", "127.0.0.1", false},
 	}
 	for _, tt := range tests {
-		p, err := canonicalHostPattern(tt.pattern)
+		p, err := rule.HostPattern(tt.pattern)
 		if err != nil {
 			if tt.want {
-				t.Errorf("canonicalHostPattern(%q): %v", tt.pattern, err)
+				t.Errorf("rule.HostPattern(%q): %v", tt.pattern, err)
 			}
 			continue
 		}

@@ -2,24 +2,23 @@ package egress
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/netip"
 	"net/textproto"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/stepbox/stepbox/internal/egress/rule"
 )
 
 // MinSecretLen is the shortest Binding.Value accepted. The proxy scrubs
 // secret values out of responses; a very short value would match ordinary
 // text, and is no credential anyway.
-const MinSecretLen = 8
+const MinSecretLen = rule.MinSecretLen
 
 // redacted replaces secrets in responses and in printed Bindings.
-const redacted = "[REDACTED]"
+const redacted = rule.Redacted
 
 // Binding is a credential the step never sees: the proxy sets header Header
 // to Value on requests to the origin Origin, after the policy has allowed
@@ -75,26 +74,9 @@ type Binding struct {
 }
 
 // Validate reports every problem in b, joined with errors.Join; each names
-// its field as in JSON ("origin: …").
-func (b Binding) Validate() error {
-	var errs []error
-	if _, err := b.origin(); err != nil {
-		errs = append(errs, err)
-	}
-	switch {
-	case !validHeaderName(b.Header):
-		errs = append(errs, fmt.Errorf("header: %q is not a valid header name", b.Header))
-	case forbiddenRequestHeader(strings.ToLower(b.Header)):
-		errs = append(errs, fmt.Errorf("header: %q is managed by the proxy and cannot carry a secret", b.Header))
-	}
-	switch {
-	case len(b.Value) < MinSecretLen:
-		errs = append(errs, fmt.Errorf("value: shorter than %d bytes", MinSecretLen))
-	case !validHeaderValue(b.Value):
-		errs = append(errs, errors.New("value: contains control characters"))
-	}
-	return errors.Join(errs...)
-}
+// its field as in JSON ("origin: …"). The rules are package rule's, which
+// contract.Secret shares.
+func (b Binding) Validate() error { return rule.Binding(b).Validate() }
 
 // Unjoin returns the errors that errors.Join joined into err, or err
 // alone, so that a caller can put its field prefix on each line of
@@ -106,133 +88,9 @@ func Unjoin(err error) []error {
 	return []error{err}
 }
 
-// originPattern is a Binding's origin in canonical form.
-type originPattern struct {
-	scheme  string // "https" or "http"
-	pattern string // canonical host pattern (see canonicalHostPattern)
-	port    int
-}
-
-// String is the origin as it is written: scheme://host[:port], the port
-// only when it is not the scheme's default.
-func (o originPattern) String() string {
-	h := o.pattern
-	if strings.Contains(h, ":") {
-		h = "[" + h + "]"
-	}
-	if o.port != defaultPort(o.scheme) {
-		h += ":" + strconv.Itoa(o.port)
-	}
-	return o.scheme + "://" + h
-}
-
-// origin returns b's origin: Origin, or the deprecated Host as https on 443.
-func (b Binding) origin() (originPattern, error) {
-	switch {
-	case b.Origin != "" && b.Host != "":
-		return originPattern{}, errors.New("host: set origin, or the deprecated host, not both")
-	case b.Origin == "" && b.Host == "":
-		return originPattern{}, errors.New(`origin: required: the scheme, host and port the secret is for, e.g. "https://api.example.com" or "https://api.example.com:8443"`)
-	case b.Host != "":
-		return b.hostOrigin()
-	}
-	o, err := parseOrigin(b.Origin)
-	if err != nil {
-		return o, fmt.Errorf("origin: %w", err)
-	}
-	switch {
-	case o.scheme == "http" && !b.UnsafeAllowHTTP:
-		return o, fmt.Errorf("origin: %q is plain http: the secret would travel in clear text; use an https origin, or set unsafeAllowHTTP", b.Origin)
-	case o.scheme == "https" && b.UnsafeAllowHTTP:
-		return o, fmt.Errorf("unsafeAllowHTTP: set, but origin %q is https (unsafeAllowHTTP only permits an http origin)", b.Origin)
-	}
-	return o, nil
-}
-
-// hostOrigin reads the deprecated Host form: a host pattern alone, which
-// means https on port 443. Anything more is refused with the origin to
-// write instead, rather than guessed.
-func (b Binding) hostOrigin() (originPattern, error) {
-	h := b.Host
-	if strings.Contains(h, "://") {
-		return originPattern{}, fmt.Errorf("host: %q has a scheme: write it as origin: %q", h, strings.TrimSuffix(h, "/"))
-	}
-	if a, err := netip.ParseAddr(h); err == nil && a.Is6() {
-		h = "[" + h + "]" // a bare IPv6 address: its colons are no port
-	}
-	o, err := parseOrigin("https://" + h)
-	if err != nil {
-		return o, fmt.Errorf("host: %w", err)
-	}
-	if o.port != 443 {
-		return o, fmt.Errorf("host: %q has a port, and host means https on port 443: write origin: %q", b.Host, o.String())
-	}
-	if b.UnsafeAllowHTTP {
-		return o, fmt.Errorf("unsafeAllowHTTP: host %q means https; to send the secret over plain http write origin: \"http://%s\" with unsafeAllowHTTP", b.Host, b.Host)
-	}
-	return o, nil
-}
-
-// parseOrigin reads "scheme://host[:port]" (a trailing "/" allowed).
-func parseOrigin(s string) (originPattern, error) {
-	form := func(why string) error {
-		return fmt.Errorf("%q is not an origin (%s): want scheme://host[:port], e.g. \"https://api.example.com:8443\"", s, why)
-	}
-	scheme, rest, ok := strings.Cut(s, "://")
-	if !ok {
-		return originPattern{}, form("no scheme")
-	}
-	o := originPattern{scheme: strings.ToLower(scheme)}
-	if o.scheme != "https" && o.scheme != "http" {
-		return o, fmt.Errorf("%q: scheme %q is not supported (want https, or http with unsafeAllowHTTP)", s, scheme)
-	}
-	rest = strings.TrimSuffix(rest, "/")
-	switch {
-	case strings.ContainsAny(rest, "/?#"):
-		return o, form("a secret is bound to a whole origin, not to a path")
-	case strings.Contains(rest, "@"):
-		return o, form("no user:password@")
-	case rest == "":
-		return o, form("no host")
-	}
-	host, portText, hasPort := rest, "", false
-	if strings.HasPrefix(rest, "[") {
-		end := strings.IndexByte(rest, ']')
-		if end < 0 {
-			return o, form("unclosed [")
-		}
-		a, err := netip.ParseAddr(rest[1:end])
-		if err != nil || !a.Is6() {
-			return o, form("only an IPv6 address goes in brackets")
-		}
-		host = rest[:end+1]
-		if after := rest[end+1:]; after != "" {
-			if after[0] != ':' {
-				return o, form("junk after ]")
-			}
-			portText, hasPort = after[1:], true
-		}
-	} else if i := strings.LastIndexByte(rest, ':'); i >= 0 {
-		host, portText, hasPort = rest[:i], rest[i+1:], true
-	}
-	o.port = defaultPort(o.scheme)
-	if hasPort {
-		n, ok := parsePort(portText)
-		if !ok || n == 0 || portText == "" {
-			return o, fmt.Errorf("%q: %q is not a port (want 1-65535)", s, portText)
-		}
-		o.port = n
-	}
-	if host == "*" {
-		return o, fmt.Errorf("%q: a secret for every host (\"*\") would go to any server the policy allows, the step's own included; bind it to the API's origin", s)
-	}
-	p, err := canonicalHostPattern(host)
-	if err != nil {
-		return o, err
-	}
-	o.pattern = p
-	return o, nil
-}
+// origin returns b's origin in canonical form: Origin, or the deprecated
+// Host as https on 443.
+func (b Binding) origin() (rule.Origin, error) { return rule.Binding(b).Canonical() }
 
 // String returns the Binding with Value redacted.
 func (b Binding) String() string {
@@ -268,26 +126,13 @@ func (b Binding) LogValue() slog.Value {
 	return slog.GroupValue(attrs...)
 }
 
-// bindingJSON is the JSON form of a Binding.
-type bindingJSON struct {
-	Origin          string `json:"origin,omitempty"`
-	Host            string `json:"host,omitempty"`
-	Header          string `json:"header"`
-	Value           string `json:"value"`
-	UnsafeAllowHTTP bool   `json:"unsafeAllowHTTP,omitempty"`
-}
-
 // MarshalJSON encodes the Binding with Value redacted, so that printing a
 // configuration never shows a secret. (Decoding reads Value normally.)
-func (b Binding) MarshalJSON() ([]byte, error) {
-	j := bindingJSON(b)
-	j.Value = redacted
-	return json.Marshal(j)
-}
+func (b Binding) MarshalJSON() ([]byte, error) { return rule.Binding(b).MarshalJSON() }
 
 // binding is a validated Binding in canonical form.
 type binding struct {
-	origin originPattern
+	origin rule.Origin
 	header string // canonical MIME header key
 	value  string
 }
@@ -296,7 +141,7 @@ type binding struct {
 // port, and a host its pattern matches. A binding to http exists only with
 // UnsafeAllowHTTP (Validate).
 func (b binding) matches(t *target) bool {
-	return t.scheme == b.origin.scheme && t.port == b.origin.port && matchHost(b.origin.pattern, t.host, t.ip.IsValid())
+	return t.scheme == b.origin.Scheme && t.port == b.origin.Port && matchHost(b.origin.Pattern, t.host, t.ip.IsValid())
 }
 
 // compileBindings validates bs; field names in errors start with prefix.
@@ -359,7 +204,7 @@ func newRedactor(lists ...[]binding) *redactor {
 	for _, l := range lists {
 		for _, b := range l {
 			add(b.value)
-			if scheme, cred, ok := strings.Cut(b.value, " "); ok && validHeaderName(scheme) {
+			if scheme, cred, ok := strings.Cut(b.value, " "); ok && rule.ValidHeaderName(scheme) {
 				add(strings.Trim(cred, " \t"))
 			}
 		}

@@ -23,6 +23,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stepbox/stepbox/internal/egress/rule"
 )
 
 // portMapper is a Config.DialContext that dials a checked address on
@@ -600,10 +602,10 @@ func FuzzBindingOrigin(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if o.scheme == "http" && !http || o.pattern == "*" || o.port < 1 || o.port > 65535 {
+		if o.Scheme == "http" && !http || o.Pattern == "*" || o.Port < 1 || o.Port > 65535 {
 			t.Fatalf("%v accepted as %s", b, o)
 		}
-		back, err := parseOrigin(o.String())
+		back, err := rule.ParseOrigin(o.String())
 		if err != nil || back != o {
 			t.Fatalf("%v: %s reads back as %s, %v", b, o, back, err)
 		}

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/stepbox/stepbox/internal/egress/rule"
 )
 
 // target is a request URL reduced to what the policy judges and what the
@@ -29,16 +31,6 @@ func (t *target) origin() origin { return origin{t.scheme, t.host, t.port} }
 
 // hostport is the "host:port" string http.Transport passes to DialContext.
 func (t *target) hostport() string { return net.JoinHostPort(t.host, strconv.Itoa(t.port)) }
-
-func defaultPort(scheme string) int {
-	switch scheme {
-	case "http":
-		return 80
-	case "https":
-		return 443
-	}
-	return 0
-}
 
 // parseTarget parses raw the way a WHATWG URL parser (a browser's, or
 // Node's) would for the parts that decide where a request goes, so that the
@@ -116,9 +108,9 @@ func parseTarget(raw string) (*target, *Error) {
 	if !ok {
 		return nil, invalidf("Invalid URL: %s", quoteURL(raw))
 	}
-	port := defaultPort(scheme)
+	port := rule.DefaultPort(scheme)
 	if portText != "" {
-		n, ok := parsePort(portText)
+		n, ok := rule.ParsePort(portText)
 		if !ok {
 			return nil, invalidf("Invalid URL: %s (bad port)", quoteURL(raw))
 		}
@@ -146,7 +138,7 @@ func (t *target) urlHost() string {
 	if t.ip.Is6() {
 		h = "[" + h + "]"
 	}
-	if t.port != defaultPort(t.scheme) {
+	if t.port != rule.DefaultPort(t.scheme) {
 		h += ":" + strconv.Itoa(t.port)
 	}
 	return h
@@ -163,21 +155,6 @@ func validScheme(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-func parsePort(s string) (int, bool) {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-		if n > 65535 {
-			return 0, false
-		}
-	}
-	return n, true
 }
 
 // parseHost implements the WHATWG host parser for special schemes, minus
@@ -212,8 +189,8 @@ func parseHost(s string) (string, netip.Addr, bool) {
 		}
 	}
 	d = strings.ToLower(d)
-	if endsInNumber(d) {
-		a, ok := parseIPv4(d)
+	if rule.EndsInNumber(d) {
+		a, ok := rule.ParseIPv4(d)
 		if !ok {
 			return "", netip.Addr{}, false
 		}
@@ -266,95 +243,6 @@ func unhex(c byte) byte {
 	default:
 		return c - 'A' + 10
 	}
-}
-
-// endsInNumber is the WHATWG "ends in a number checker".
-func endsInNumber(s string) bool {
-	parts := strings.Split(s, ".")
-	if parts[len(parts)-1] == "" {
-		if len(parts) == 1 {
-			return false
-		}
-		parts = parts[:len(parts)-1]
-	}
-	last := parts[len(parts)-1]
-	if last != "" && strings.Trim(last, "0123456789") == "" {
-		return true
-	}
-	_, ok := parseIPv4Number(last)
-	return ok
-}
-
-// parseIPv4 is the WHATWG IPv4 parser.
-func parseIPv4(s string) (netip.Addr, bool) {
-	parts := strings.Split(s, ".")
-	if parts[len(parts)-1] == "" && len(parts) > 1 {
-		parts = parts[:len(parts)-1]
-	}
-	if len(parts) > 4 {
-		return netip.Addr{}, false
-	}
-	nums := make([]uint64, len(parts))
-	for i, p := range parts {
-		n, ok := parseIPv4Number(p)
-		if !ok {
-			return netip.Addr{}, false
-		}
-		nums[i] = n
-	}
-	for _, n := range nums[:len(nums)-1] {
-		if n > 255 {
-			return netip.Addr{}, false
-		}
-	}
-	last := nums[len(nums)-1]
-	if last >= 1<<(8*(5-len(nums))) {
-		return netip.Addr{}, false
-	}
-	v := last
-	for i, n := range nums[:len(nums)-1] {
-		v += n << (8 * (3 - i))
-	}
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
-}
-
-// parseIPv4Number is the WHATWG IPv4 number parser: 0x/0X hex, leading-zero
-// octal, else decimal. Values above 2^32 fail (the IPv4 parser would reject
-// them anyway), which keeps the arithmetic in uint64.
-func parseIPv4Number(s string) (uint64, bool) {
-	if s == "" {
-		return 0, false
-	}
-	base := uint64(10)
-	switch {
-	case len(s) >= 2 && (s[:2] == "0x" || s[:2] == "0X"):
-		s, base = s[2:], 16
-	case len(s) >= 2 && s[0] == '0':
-		s, base = s[1:], 8
-	}
-	var n uint64
-	for i := 0; i < len(s); i++ {
-		var d uint64
-		c := s[i]
-		switch {
-		case '0' <= c && c <= '9':
-			d = uint64(c - '0')
-		case 'a' <= c && c <= 'f':
-			d = uint64(c-'a') + 10
-		case 'A' <= c && c <= 'F':
-			d = uint64(c-'A') + 10
-		default:
-			return 0, false
-		}
-		if d >= base {
-			return 0, false
-		}
-		n = n*base + d
-		if n > 1<<32 {
-			return 0, false
-		}
-	}
-	return n, true
 }
 
 // encodeTail percent-encodes path and query the way a WHATWG serializer

@@ -197,6 +197,25 @@ return [phase, exported, labels]`, testLimits, nil)
 	}
 }
 
+// TestPerformanceNowCoarse: performance.now() is coarsened to 100 µs, as
+// the README's table and docs/security.md's side-channel note say: every
+// reading is a whole number of tenths of a millisecond, and none goes back.
+func TestPerformanceNowCoarse(t *testing.T) {
+	rt := newRT(t)
+	ev := runStep(t, rt, `
+let prev = 0, fine = [], back = 0;
+for (let i = 0; i < 5000; i++) {
+  const n = performance.now();
+  if (Math.abs(n * 10 - Math.round(n * 10)) > 1e-6 && fine.length < 3) fine.push(n);
+  if (n < prev) back++;
+  prev = n;
+}
+return { fine, back }`, testLimits, nil)
+	if ev.Error != nil || string(ev.Result.Value) != `{"fine":[],"back":0}` {
+		t.Fatalf("got %+v %+v", ev.Result, ev.Error)
+	}
+}
+
 // TestWebPartsOnFirstUse: a run loads no web part until its step reads a
 // web global, and then the parts that global needs and no others: base64
 // and the text codecs are a small part of their own, a DOMException (web.js)

@@ -18,15 +18,16 @@ import (
 
 const module = "github.com/stepbox/stepbox/"
 
-// The stepbox packages the client may link: the contract, the FetchProxy's
-// secret rules that contract.Secret validates with (standard library only),
-// the wire schema and its conversions. Everything else of the module is
-// the engine (sandbox, internal/jsrt, pool, worker, jail, modules, pyrt,
-// typescript, ipc, ...), and internal/worker's takeover of child processes
-// at init comes with sandbox.
+// The stepbox packages the client may link: the contract, the egress rules
+// that contract.Secret validates with (internal/egress/rule, standard
+// library only; not the FetchProxy in internal/egress), the wire schema and
+// its conversions. Everything else of the module is the engine (sandbox,
+// internal/jsrt, pool, worker, jail, modules, pyrt, typescript, ipc,
+// egress, ...), and internal/worker's takeover of child processes at init
+// comes with sandbox.
 var clientMayLink = map[string]bool{
 	module + "contract":                          true,
-	module + "internal/egress":                   true,
+	module + "internal/egress/rule":              true,
 	module + "proto/stepbox/v1":                  true,
 	module + "proto/stepbox/v1/stepboxv1connect": true,
 	module + "server/internal/wire":              true,

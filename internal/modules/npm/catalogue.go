@@ -45,6 +45,14 @@ var (
 
 // Validate reports what is wrong with p, if anything.
 func (p Package) Validate() error {
+	if errs := p.problems(); len(errs) > 0 {
+		return fmt.Errorf("npm: package %s: %w", p, errors.Join(errs...))
+	}
+	return nil
+}
+
+// problems lists what is wrong with p, one error per field.
+func (p Package) problems() []error {
 	var errs []error
 	if len(p.Name) > 214 || !nameRE.MatchString(p.Name) {
 		errs = append(errs, fmt.Errorf("name %q is not an npm package name", p.Name))
@@ -55,24 +63,25 @@ func (p Package) Validate() error {
 	if _, err := decodeIntegrity(p.Integrity); err != nil {
 		errs = append(errs, err)
 	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("npm: package %s: %w", p, err)
-	}
-	return nil
+	return errs
 }
 
-// ValidateCatalogue checks every entry and that no name repeats.
+// ValidateCatalogue checks every entry and that no name repeats. It
+// reports every problem, joined with errors.Join, each naming its entry by
+// index as a JSON path does: `[1]: version "latest" is not an exact
+// version (like 1.2.3)`, `[2]: name "x" is also [0]'s`.
 func ValidateCatalogue(cat []Package) error {
 	var errs []error
-	seen := map[string]bool{}
-	for _, p := range cat {
-		if err := p.Validate(); err != nil {
-			errs = append(errs, err)
+	seen := map[string]int{}
+	for i, p := range cat {
+		for _, e := range p.problems() {
+			errs = append(errs, fmt.Errorf("[%d]: %w", i, e))
 		}
-		if seen[p.Name] {
-			errs = append(errs, fmt.Errorf("npm: package %q is in the catalogue twice", p.Name))
+		if j, dup := seen[p.Name]; dup {
+			errs = append(errs, fmt.Errorf("[%d]: name %q is also [%d]'s: a package is in the catalogue once", i, p.Name, j))
+			continue
 		}
-		seen[p.Name] = true
+		seen[p.Name] = i
 	}
 	return errors.Join(errs...)
 }
