@@ -107,7 +107,7 @@ func (w *mediaTypeWriter) refuse(contentType string) {
 	}
 	msg := fmt.Sprintf("the request has %s, which the server does not read here: send Content-Type: application/json with a JSON body (or application/proto, or a gRPC or gRPC-Web type)", what)
 	b, _ := json.Marshal(map[string]string{"code": "invalid_argument", "message": msg})
-	body := withReadableError(b)
+	body := withReadableError(b, true)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("Content-Length", strconv.Itoa(len(body)))

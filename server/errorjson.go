@@ -30,7 +30,14 @@ const maxErrorBody = 1 << 20
 //	{"code": "invalid_argument", "message": "…", "details": […],
 //	 "error": {"code": "VALIDATION", "message": "…", "limit": "…"}}
 //
-// Connect's own members stay, so Connect clients keep reading the detail.
+// A Connect client (one that sends the protocol's Connect-Protocol-Version
+// header, as connect-go, connect-es and the other Connect libraries do)
+// keeps Connect's members, details included, and reads the detail. A plain
+// HTTP client (curl, fetch, a script) gets the Error once, without the
+// base64 detail nobody can read:
+//
+//	{"code": "invalid_argument", "message": "…", "error": {…}}
+//
 // A body that is not a valid request fails before the server could attach
 // an Error: its INVALID_ARGUMENT gets {"code": "VALIDATION", "message"}.
 // Streams (application/connect+json), gRPC and successful calls pass
@@ -41,7 +48,7 @@ func readableErrors(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		ew := &errorWriter{ResponseWriter: w}
+		ew := &errorWriter{ResponseWriter: w, plain: r.Header.Get("Connect-Protocol-Version") == ""}
 		next.ServeHTTP(ew, r)
 		ew.finish()
 	})
@@ -56,6 +63,7 @@ func isJSON(contentType string) bool {
 // anything else goes through.
 type errorWriter struct {
 	http.ResponseWriter
+	plain   bool // the caller is no Connect client: Connect's details go
 	status  int  // held back: the answer's status
 	holding bool // the body is being held in buf
 	passed  bool // the header went through
@@ -108,7 +116,7 @@ func (w *errorWriter) release(body []byte) {
 
 func (w *errorWriter) finish() {
 	if w.holding {
-		w.release(withReadableError(w.buf.Bytes()))
+		w.release(withReadableError(w.buf.Bytes(), w.plain))
 	}
 }
 
@@ -127,8 +135,9 @@ func plainDecodeMessage(m string) string {
 }
 
 // withReadableError returns Connect's JSON error body with the "error"
-// member added, or body as it is when it is not one.
-func withReadableError(body []byte) []byte {
+// member added, and for a plain caller without Connect's "details", or
+// body as it is when it is not one.
+func withReadableError(body []byte, plain bool) []byte {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) != nil {
 		return body
@@ -176,6 +185,9 @@ func withReadableError(body []byte) []byte {
 		return body
 	}
 	m["error"] = compact.Bytes()
+	if plain {
+		delete(m, "details")
+	}
 	var out bytes.Buffer
 	enc := json.NewEncoder(&out)
 	enc.SetEscapeHTML(false)

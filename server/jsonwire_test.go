@@ -217,8 +217,9 @@ func TestBothOfAPairRefused(t *testing.T) {
 }
 
 // A refused request over HTTP+JSON carries the contract's Error as plain
-// JSON in "error", beside Connect's members, which Connect clients still
-// read: a plain net/http client against a real server.
+// JSON in "error": a plain net/http client against a real server gets it
+// once, without Connect's base64 detail, which a Connect client (its
+// Connect-Protocol-Version header) still gets and reads.
 func TestReadableErrorDetails(t *testing.T) {
 	ts := start(t, authConfig())
 	for _, c := range []struct {
@@ -250,8 +251,17 @@ func TestReadableErrorDetails(t *testing.T) {
 			if msg, _ := e["message"].(string); msg == "" || !strings.Contains(raw, `"message":`) {
 				t.Errorf("no message: %s", raw)
 			}
+			// A plain client gets the Error once: no base64 detail.
+			if dig(resp, "details") != nil {
+				t.Errorf("a plain client got Connect's details: %s", raw)
+			}
+			// A Connect client (Connect-Protocol-Version) keeps the detail.
+			_, resp, raw = ts.post(t, runPath, c.body, "Authorization", "Bearer "+c.key, "Connect-Protocol-Version", "1")
+			if e, _ := dig(resp, "error").(map[string]any); e == nil {
+				t.Errorf("a Connect client got no error member: %s", raw)
+			}
 			if c.name != "not a RunRequest" && dig(resp, "details", 0, "type") != "stepbox.v1.Error" {
-				t.Errorf("Connect's detail is gone: %s", raw)
+				t.Errorf("a Connect client lost Connect's detail: %s", raw)
 			}
 		})
 	}
