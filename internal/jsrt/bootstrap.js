@@ -2,8 +2,8 @@
 // from bytecode compiled by Stepbox itself. It captures the built-ins it relies
 // on, removes the raw host entry points from the global object, installs the
 // guest API (input, dataProxy, reportStatus, console, timers; fetch from its
-// own part, fetch.js, and the web platform's globals from text.js, web.js,
-// url.js and crypto.js, on first use; duckdb and glpk from modules.js) and
+// own part, fetch.js, and the web platform's globals from parts of their
+// own, on first use; duckdb and glpk from modules.js) and
 // evaluates to the dispatch function
 // the host drives the run with. The module
 // objects (duckdb, glpk) and the package table are built only for a run
@@ -429,7 +429,6 @@
   // value, and loads nothing.
   const loadPart = global.__sbx_part; // (name) -> the part's function, or undefined
   delete global.__sbx_part;
-  let fetchAPI; // fetch.js's globals, once loaded
   let modulesAPI; // modules.js's objects, once loaded
   const loaded = { __proto__: null }; // part name -> its objects, once loaded
 
@@ -472,51 +471,35 @@
     if (api === undefined) api = loaded[name] = __sbx_partOf(name);
     return api;
   }
-  function __sbx_fetchAPI() {
-    if (fetchAPI === undefined) fetchAPI = __sbx_api("fetch");
-    return fetchAPI;
-  }
-  // The web platform's globals (text.js, web.js, clone.js, url.js,
-  // crypto.js): most
-  // steps use none of them, and a run pays for a part only when its step
-  // first reads one of its globals (or another part needs it).
-  function __sbx_textAPI() { return __sbx_api("text"); }
-  function __sbx_webAPI() { return __sbx_api("web"); }
-  function __sbx_urlAPI() { return __sbx_api("url"); }
-  function __sbx_cryptoAPI() { return __sbx_api("crypto"); }
-  function __sbx_cloneAPI() { return __sbx_api("clone"); }
-
   function __sbx_settle(name, value) {
     ObjectDefineProperty(global, name, { __proto__: null, value: value, writable: true, configurable: true, enumerable: false });
   }
-  function __sbx_lazy(name, load) {
+  function __sbx_lazy(name, part) {
     ObjectDefineProperty(global, name, {
       __proto__: null, configurable: true, enumerable: false,
       get: function __sbx_lazyGet() {
-        const v = load()[name];
+        const v = __sbx_api(part)[name];
         try { __sbx_settle(name, v); } catch (_) {} // a frozen global object keeps its accessor
         return v;
       },
       set: function __sbx_lazySet(v) { __sbx_settle(name, v); },
     });
   }
-  __sbx_lazy("fetch", __sbx_fetchAPI);
-  __sbx_lazy("Headers", __sbx_fetchAPI);
-  __sbx_lazy("Response", __sbx_fetchAPI);
-  __sbx_lazy("Request", __sbx_fetchAPI);
+  // The parts' globals, by pairs: a global, the part that makes it. The
+  // web platform's (WinterTC's minimum common API) are parts of a few
+  // globals each (doc.go, "The web platform's globals"): most steps use
+  // none of them, and a run pays for a part only when its step first
+  // reads one of its globals (or another part needs it).
   {
-    const text = ["atob", "btoa", "TextEncoder", "TextDecoder"];
-    for (let i = 0; i < text.length; i++) __sbx_lazy(text[i], __sbx_textAPI);
-    __sbx_lazy("structuredClone", __sbx_cloneAPI);
-    const web = ["DOMException", "Event", "EventTarget", "AbortController", "AbortSignal",
-      "performance", "Blob", "File", "FormData"];
-    for (let i = 0; i < web.length; i++) __sbx_lazy(web[i], __sbx_webAPI);
-    __sbx_lazy("URL", __sbx_urlAPI);
-    __sbx_lazy("URLSearchParams", __sbx_urlAPI);
-    __sbx_lazy("crypto", __sbx_cryptoAPI);
-    __sbx_lazy("Crypto", __sbx_cryptoAPI);
-    __sbx_lazy("CryptoKey", __sbx_cryptoAPI);
-    __sbx_lazy("SubtleCrypto", __sbx_cryptoAPI);
+    const lazy = [
+      "fetch", "fetch", "Headers", "fetch", "Response", "fetch", "Request", "fetch",
+      "atob", "text", "btoa", "text", "TextEncoder", "text", "TextDecoder", "text",
+      "structuredClone", "clone", "DOMException", "dom", "Event", "events", "EventTarget", "events",
+      "AbortController", "abort", "AbortSignal", "abort", "performance", "performance",
+      "Blob", "blob", "File", "blob", "FormData", "form", "URL", "url", "URLSearchParams", "url",
+      "crypto", "crypto", "Crypto", "crypto", "CryptoKey", "subtle", "SubtleCrypto", "subtle",
+    ];
+    for (let i = 0; i < lazy.length; i += 2) __sbx_lazy(lazy[i], lazy[i + 1]);
   }
 
   // Intl (intl.js, over Go host functions) is loaded the first time a step
@@ -755,7 +738,7 @@
       let v;
       try {
         v = built ? payload : r[4] === AS_ROWS || r[4] === AS_TABLE ? JSONparse(payload, __sbx_bigints) : JSONparse(payload);
-        if (r[2] === KIND_FETCH) v = new fetchAPI.Response(v); // a fetch started: its part is loaded
+        if (r[2] === KIND_FETCH) v = new loaded.fetch.Response(v); // a fetch started: its part is loaded
         else if (r[4] === AS_UNDEFINED) v = undefined;
         else if (r[4] === AS_DATABASE) v = new modulesAPI.Database(v);
         else if (r[4] === AS_TABLE) v = new modulesAPI.Table(v);

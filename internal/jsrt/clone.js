@@ -1,7 +1,8 @@
 // Stepbox guest bootstrap, a part: structuredClone, on its own so that a
 // step that only deep-copies a value loads nothing else (bootstrap.js,
-// __sbx_lazy); its DataCloneError is web.js's DOMException, which the
-// first one loads. Library code the step uses, as web.js's header says.
+// __sbx_lazy); its DataCloneError is dom.js's DOMException, which the
+// first one loads. Library code the step uses (doc.go, "The web platform's
+// globals").
 "use strict";
 (function __sbx_clonePart(bridge) {
   const { ReflectApply, ObjectFreeze, StringCtor, ArrayBufferIsView, ArrayBufferByteLength, TypedArrayBuffer,
@@ -40,8 +41,8 @@
     __proto__: null, Error, EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError,
   };
 
-  // A DataCloneError is web.js's DOMException: loaded with the first one.
-  function __sbx_dom(message, name) { return bridge.part("web").__sbx_dom(message, name); }
+  // A DataCloneError is dom.js's DOMException: loaded with the first one.
+  function __sbx_dom(message, name) { return bridge.part("dom").__sbx_dom(message, name); }
   function __sbx_cloneError(what) {
     return __sbx_dom(what + " could not be cloned.", "DataCloneError");
   }
@@ -98,9 +99,9 @@
       for (let i = 0; i < values.length; i++) ReflectApply(SetAddFn, out, [__sbx_clone(values[i], memory)]);
       return out;
     }
-    const web = loadedPart("web"); // a DOMException exists only once web.js is loaded
-    if (web !== undefined && v instanceof web.DOMException) {
-      return remember(new web.DOMException(v.message, v.name));
+    const dom = loadedPart("dom"); // a DOMException exists only once dom.js is loaded
+    if (dom !== undefined && v instanceof dom.DOMException) {
+      return remember(new dom.DOMException(v.message, v.name));
     }
     const tag = __sbx_tag(v);
     if (tag === "[object Error]") {

@@ -67,6 +67,33 @@
 // shape and array read in place, and off (the JSON path) if they do not
 // match; TestVMInternals fails then.
 //
+// # The web platform's globals
+//
+// WinterTC's minimum common API (URL, TextEncoder, crypto, Event, Blob,
+// ...) is most of the guest's code and most steps use none of it, so it is
+// in parts: sources compiled to bytecode once per process with the
+// bootstrap, which a VM evaluates the first time its step reads one of
+// their globals (bootstrap.js, __sbx_lazy), or another part needs them.
+// What a first use costs is reading and running its parts' bytecode, and
+// later freeing it, in proportion to their size; so each part holds a few
+// globals, the fewest a first use needs (text.js for base64 and the text
+// codecs; dom.js, DOMException; events.js, Event and EventTarget; abort.js,
+// AbortController and AbortSignal; performance.js; blob.js, Blob and File;
+// form.js, FormData; clone.js, structuredClone; url.js; crypto.js, and
+// subtle.js for crypto.subtle), and one part loads another only when a
+// value needs it (a DOMException when one is thrown, the UTF-8 codec for
+// text that is not ASCII). BenchmarkWebFirstUse measures each first use,
+// scripts/firstuse counts its instructions.
+//
+// The parts are library code the step uses, not the bridge: they may load
+// after the step replaced built-ins, and then see its replacements, as any
+// library would. What they must not do is let a step break another global
+// or the bridge: they keep nothing of the bridge's but what bridge hands
+// them (the boot's own captured built-ins), give none of it away, and make
+// their host calls through bridge.host. What fetch reads of their values
+// (an AbortSignal's state, a Blob's bytes) follows the bridge's rules
+// (bootstrap.js's header).
+//
 // A Job's Packages are npm bundles (package npm). Their bytecode is
 // compiled once per process (packages.go); the step's imports of them are
 // rewritten before it compiles (imports.go: the AsyncFunction constructor

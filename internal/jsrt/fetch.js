@@ -1,5 +1,5 @@
 // Stepbox guest bootstrap, part two: the fetch API (fetch, Headers,
-// Response, Request; AbortSignal is web.js's), relayed to the host's FetchProxy. It is most of
+// Response, Request; AbortSignal is abort.js's), relayed to the host's FetchProxy. It is most of
 // the guest API's code and few steps use it, so a VM reads it only when a
 // step first reads one of its globals (bootstrap.js, __sbx_fetchAPI), from
 // bytecode compiled by Stepbox itself like the bootstrap's.
@@ -298,15 +298,15 @@
 
   // __sbx_body returns a body as [text] or [bytes, its Blob's type], or
   // undefined if it is none of the kinds fetch sends: a string, an
-  // ArrayBuffer, a typed array or DataView, a Blob (web.js's), a
+  // ArrayBuffer, a typed array or DataView, a Blob (blob.js's), a
   // URLSearchParams-like form (its own toString).
   function __sbx_body(body) {
     let text;
     if (typeof body === "string") return [body];
     if (__sbx_is(ArrayBufferByteLength, body)) return [new Uint8ArrayCtor(body)];
     if (ArrayBufferIsView(body)) return [__sbx_viewBytes(body)];
-    const web = loadedPart("web"); // a Blob exists only once web.js is loaded
-    const blob = web === undefined ? undefined : web.__sbx_blobBytes(body);
+    const blobs = loadedPart("blob"); // a Blob exists only once blob.js is loaded
+    const blob = blobs === undefined ? undefined : blobs.__sbx_blobBytes(body);
     if (blob !== undefined) return [blob, body.type];
     if (typeof body === "object" && (text = __sbx_formText(body)) !== undefined) return [text];
     return undefined;
@@ -314,11 +314,11 @@
   const BODY_KINDS = "a string, an ArrayBuffer, a typed array, a Blob or a URLSearchParams (use JSON.stringify for JSON)";
 
   // __sbx_signal is what fetch knows of init.signal: undefined, or
-  // web.js's view of an AbortSignal ({ aborted, reason, timeoutMs }).
+  // abort.js's view of an AbortSignal ({ aborted, reason, timeoutMs }).
   function __sbx_signal(signal) {
     if (signal === undefined || signal === null) return undefined;
-    const web = loadedPart("web"); // an AbortSignal exists only once web.js is loaded
-    const info = web === undefined ? undefined : web.__sbx_signalInfo(signal);
+    const abort = loadedPart("abort"); // an AbortSignal exists only once abort.js is loaded
+    const info = abort === undefined ? undefined : abort.__sbx_signalInfo(signal);
     if (info === undefined) throw new TypeErrorCtor("fetch: signal must be an AbortSignal");
     return info;
   }
@@ -365,7 +365,7 @@
       if (info !== undefined) {
         // Aborted before the reply: the promise rejects with the reason,
         // and the reply, when it comes, finds nothing pending.
-        loadedPart("web").__sbx_onAbort(signal, function __sbx_fetchAborted(reason) {
+        loadedPart("abort").__sbx_onAbort(signal, function __sbx_fetchAborted(reason) {
           mapDelete(pending, id);
           reject(reason);
         });
@@ -381,7 +381,7 @@
     #url; #method; #headers; #body = null; #bodyType = ""; #signal; #redirect; #used = false;
     constructor(input, init = undefined) {
       if (init === undefined || init === null) init = NO_INIT;
-      const web = bridge.part("web");
+      const abort = bridge.part("abort");
       const from = input !== null && typeof input === "object" && #url in input ? input : undefined;
       if (from !== undefined) {
         this.#url = from.#url; this.#method = from.#method; this.#body = from.#body; this.#bodyType = from.#bodyType;
@@ -393,7 +393,7 @@
         try { u = new URLCtor(StringCtor(input)); } catch (_) { throw new TypeErrorCtor("Request: invalid URL: " + StringCtor(input)); }
         if (u.username !== "" || u.password !== "") throw new TypeErrorCtor("Request: the URL must not carry credentials: " + u.href);
         this.#url = u.href; this.#method = "GET"; this.#redirect = "follow";
-        this.#signal = new web.AbortController().signal;
+        this.#signal = new abort.AbortController().signal;
         this.#headers = new Headers();
       }
       if (init.method !== undefined) {
@@ -410,7 +410,7 @@
         this.#redirect = r;
       }
       if (init.signal !== undefined && init.signal !== null) {
-        if (web.__sbx_signalInfo(init.signal) === undefined) throw new TypeErrorCtor("Request: signal must be an AbortSignal");
+        if (abort.__sbx_signalInfo(init.signal) === undefined) throw new TypeErrorCtor("Request: signal must be an AbortSignal");
         this.#signal = init.signal;
       }
       if (init.body !== undefined && init.body !== null) {
@@ -443,7 +443,7 @@
     blob() {
       try {
         const b = this.#bytes();
-        return __sbx_resolved(new (bridge.part("web").Blob)([b], { type: this.#headers.get("content-type") || "" }));
+        return __sbx_resolved(new (bridge.part("blob").Blob)([b], { type: this.#headers.get("content-type") || "" }));
       } catch (e) { return __sbx_rejected(e); }
     }
     clone() {

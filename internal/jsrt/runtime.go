@@ -38,8 +38,23 @@ var modulesSource string
 //go:embed text.js
 var textSource string
 
-//go:embed web.js
-var webSource string
+//go:embed dom.js
+var domSource string
+
+//go:embed events.js
+var eventsSource string
+
+//go:embed abort.js
+var abortSource string
+
+//go:embed performance.js
+var performanceSource string
+
+//go:embed blob.js
+var blobSource string
+
+//go:embed form.js
+var formSource string
 
 //go:embed clone.js
 var cloneSource string
@@ -50,17 +65,26 @@ var urlSource string
 //go:embed crypto.js
 var cryptoSource string
 
+//go:embed subtle.js
+var subtleSource string
+
 // partSources are the parts of the guest API a VM evaluates when a step
 // first uses them (bootstrap.js, loadPart), by name.
 var partSources = map[string]string{
-	"fetch":   fetchSource,
-	"modules": strings.Replace(modulesSource, "__SBX_GLPK_VERSION__", strconv.Quote(glpk.Version()), 1),
-	"intl":    intlSource,
-	"text":    textSource,
-	"web":     webSource,
-	"clone":   cloneSource,
-	"url":     urlSource,
-	"crypto":  cryptoSource,
+	"fetch":       fetchSource,
+	"modules":     strings.Replace(modulesSource, "__SBX_GLPK_VERSION__", strconv.Quote(glpk.Version()), 1),
+	"intl":        intlSource,
+	"text":        textSource,
+	"dom":         domSource,
+	"events":      eventsSource,
+	"abort":       abortSource,
+	"performance": performanceSource,
+	"blob":        blobSource,
+	"form":        formSource,
+	"clone":       cloneSource,
+	"url":         urlSource,
+	"crypto":      cryptoSource,
+	"subtle":      subtleSource,
 }
 
 // bundle is the bootstrap's bytecode: the part every VM evaluates, and

@@ -1,14 +1,12 @@
 // Stepbox guest bootstrap, a part: the text globals, atob, btoa,
 // TextEncoder and TextDecoder (UTF-8 only), and the byte helpers the other
-// web parts share. It is a part of its own, apart from web.js, because it
-// is what steps use most: a step that only base64-encodes a credential
-// reads a few kilobytes of bytecode, not all of web.js. A VM reads it when
-// a step first reads one of these globals (bootstrap.js, __sbx_lazy), or
-// when another part that needs it loads.
+// web parts share. A VM reads it when a step first reads one of these
+// globals (bootstrap.js, __sbx_lazy), or when another part first needs
+// its helpers.
 //
-// Library code, as web.js is (its header says what that means). The one
-// thing of web.js it needs, DOMException, it asks for only when it throws
-// one, so its first use does not load web.js.
+// Library code the step uses (doc.go, "The web platform's globals"). The
+// one thing of another part it needs, DOMException, it asks for only when
+// it throws one, so its first use does not load dom.js.
 "use strict";
 (function __sbx_textPart(bridge) {
   const { ReflectApply, StringCtor, StringFromCharCode, StringCharCodeAt, Uint8ArrayCtor, ArrayBufferIsView,
@@ -23,8 +21,8 @@
   function __sbx_setTag(C, name) {
     Object.defineProperty(C.prototype, SymbolToStringTag, { value: name, configurable: true });
   }
-  // A DOMException is web.js's, loaded when the first one is thrown.
-  function __sbx_dom(message, name) { return bridge.part("web").__sbx_dom(message, name); }
+  // A DOMException is dom.js's, loaded when the first one is thrown.
+  function __sbx_dom(message, name) { return bridge.part("dom").__sbx_dom(message, name); }
 
   // ---- bytes ----------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 // percent-encode sets, state overrides for the setters). Domain names that
 // are not plain ASCII go to the host's IDNA (golang.org/x/net/idna, UTS #46
 // as the standard asks). Loaded when a step first reads URL or
-// URLSearchParams; library code, as web.js (its header) says.
+// URLSearchParams; library code the step uses (doc.go, "The web platform's
+// globals").
 "use strict";
 (function __sbx_urlPart(bridge) {
   const { host, ReflectApply, ObjectFreeze, StringCtor, TypeErrorCtor, SymbolIterator } = bridge;

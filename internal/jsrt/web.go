@@ -19,7 +19,8 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// The web part's host operations (web.js, url.js, crypto.js):
+// The web parts' host operations (performance.js, events.js, url.js,
+// crypto.js, subtle.js):
 // host("web", op, ...). Randomness and cryptography are the Go standard
 // library's, never guest code. Bytes cross the bridge as binary strings,
 // one character (U+0000 to U+00FF) per byte.

@@ -145,7 +145,7 @@ return new Uint8Array(sig).length`, `20`},
 	}
 }
 
-// TestWebFetchSignal: fetch takes web.js's AbortSignal: one aborted before
+// TestWebFetchSignal: fetch takes abort.js's AbortSignal: one aborted before
 // the call rejects at once with its reason, one aborted while the request
 // is out rejects then, and a timeout's delay reaches the host.
 func TestWebFetchSignal(t *testing.T) {
@@ -198,9 +198,9 @@ return [phase, exported, labels]`, testLimits, nil)
 }
 
 // TestWebPartsOnFirstUse: a run loads no web part until its step reads a
-// web global, and then the parts that global needs and no others: base64
-// and the text codecs are a small part of their own, a DOMException (web.js)
-// comes when one is thrown.
+// web global, and then the parts that global needs and no others: each
+// group of globals is a part of its own, a DOMException (dom.js) comes when
+// one is made, the text codecs when a value needs them.
 func TestWebPartsOnFirstUse(t *testing.T) {
 	var mu sync.Mutex
 	var loaded []string
@@ -216,19 +216,27 @@ func TestWebPartsOnFirstUse(t *testing.T) {
 		{`return [typeof setTimeout, typeof console.log, typeof dataProxy]`, `["function","function","object"]`, ``},
 		{`return btoa("user:pass")`, `"dXNlcjpwYXNz"`, `text`},
 		{`return atob(btoa("a")) + new TextDecoder().decode(new TextEncoder().encode("b"))`, `"ab"`, `text`},
-		{`try { atob("*") } catch (e) { return e instanceof DOMException && e.name }`, `"InvalidCharacterError"`, `text web`},
+		{`try { atob("*") } catch (e) { return e instanceof DOMException && e.name }`, `"InvalidCharacterError"`, `dom text`},
 		{`return new URL("http://a/b").href`, `"http://a/b"`, `url`},
 		{`return new URL("http://ex%61mple.com/").host`, `"example.com"`, `text url`},
 		{`return crypto.randomUUID().length`, `36`, `crypto`},
 		{`return /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(crypto.randomUUID())`, `true`, `crypto`},
-		{`return crypto.getRandomValues(new Uint8Array(4)).length`, `4`, `crypto text`},
-		{`try { crypto.getRandomValues(new Uint8Array(1 << 17)) } catch (e) { return e.name }`, `"QuotaExceededError"`, `crypto text web`},
+		{`return crypto.getRandomValues(new Uint8Array(4)).length`, `4`, `crypto`},
+		{`try { crypto.getRandomValues(new Uint8Array(1 << 17)) } catch (e) { return e.name }`, `"QuotaExceededError"`, `crypto dom`},
+		{`return (await crypto.subtle.digest("SHA-1", new Uint8Array(0))).byteLength`, `20`, `crypto subtle text`},
+		{`return typeof CryptoKey`, `"function"`, `subtle`},
 		{`return structuredClone(new Map([[1, [2]]])).get(1)[0]`, `2`, `clone`},
-		{`try { structuredClone(() => 1) } catch (e) { return e instanceof DOMException && e.name }`, `"DataCloneError"`, `clone web`},
-		{`return structuredClone(new DOMException("m", "AbortError")).name`, `"AbortError"`, `clone web`},
-		{`return typeof performance.now()`, `"number"`, `web`},
-		{`const c = new AbortController(); c.abort(); return c.signal.aborted`, `true`, `web`},
-		{`return new Blob(["hé"]).size`, `3`, `text web`},
+		{`try { structuredClone(() => 1) } catch (e) { return e instanceof DOMException && e.name }`, `"DataCloneError"`, `clone dom`},
+		{`return structuredClone(new DOMException("m", "AbortError")).name`, `"AbortError"`, `clone dom`},
+		{`return typeof performance.now()`, `"number"`, `performance`},
+		{`return new Event("x").type`, `"x"`, `events`},
+		{`return new DOMException("m", "AbortError").code`, `20`, `dom`},
+		{`const c = new AbortController(); return c.signal.aborted`, `false`, `abort events`},
+		{`const c = new AbortController(); c.abort(); return c.signal.aborted`, `true`, `abort dom events`},
+		{`return new Blob(["hi"]).size`, `2`, `blob`},
+		{`return new Blob(["hé"]).size`, `3`, `blob text`},
+		{`const f = new FormData(); f.append("a", "1"); return f.get("a")`, `"1"`, `form`},
+		{`const f = new FormData(); f.append("a", new Blob(["x"])); return f.get("a").name`, `"blob"`, `blob form`},
 		{`return new Headers({ a: "1" }).get("a")`, `"1"`, `fetch`},
 	} {
 		mu.Lock()
