@@ -93,6 +93,7 @@
   const SymbolCtor = Symbol;
   const SymbolIterator = Symbol.iterator;
   const AsyncFunction = (async function () {}).constructor;
+  const EncodeURIComponent = encodeURIComponent, DecodeURIComponent = decodeURIComponent; // for params.js
   function __sbx_getter(o, k) { return ObjectGetOwnPropertyDescriptor(o, k).get; }
   const MapSize = __sbx_getter(MapPrototype, "size");
   const SetSize = __sbx_getter(SetPrototype, "size");
@@ -461,6 +462,7 @@
         SymbolCtor: SymbolCtor, mapDelete: mapDelete, part: __sbx_api,
         loadedPart: function __sbx_loadedPart(name) { return loaded[name]; },
         setTimer: __sbx_setTimer, clearTimer: __sbx_clearTimer,
+        encodeURIComponent: EncodeURIComponent, decodeURIComponent: DecodeURIComponent,
       });
     }
     return make(bridge);
@@ -496,7 +498,7 @@
       "atob", "text", "btoa", "text", "TextEncoder", "text", "TextDecoder", "text",
       "structuredClone", "clone", "DOMException", "dom", "Event", "events", "EventTarget", "events",
       "AbortController", "abort", "AbortSignal", "abort", "performance", "performance",
-      "Blob", "blob", "File", "blob", "FormData", "form", "URL", "url", "URLSearchParams", "url",
+      "Blob", "blob", "File", "blob", "FormData", "form", "URL", "url", "URLSearchParams", "params",
       "crypto", "crypto", "Crypto", "crypto", "CryptoKey", "subtle", "SubtleCrypto", "subtle",
     ];
     for (let i = 0; i < lazy.length; i += 2) __sbx_lazy(lazy[i], lazy[i + 1]);

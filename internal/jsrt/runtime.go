@@ -62,6 +62,12 @@ var cloneSource string
 //go:embed url.js
 var urlSource string
 
+//go:embed urlparse.js
+var urlparseSource string
+
+//go:embed params.js
+var paramsSource string
+
 //go:embed crypto.js
 var cryptoSource string
 
@@ -83,6 +89,8 @@ var partSources = map[string]string{
 	"form":        formSource,
 	"clone":       cloneSource,
 	"url":         urlSource,
+	"urlparse":    urlparseSource,
+	"params":      paramsSource,
 	"crypto":      cryptoSource,
 	"subtle":      subtleSource,
 }
