@@ -35,7 +35,7 @@ async function run() {
     // url.js's own parser takes these, or leaves them to the full one (urlparse.js) at its bounds
     ["http://Example.COM/A/B?Q=1#F"], ["HTTP://example.com:80/"], ["https://example.com:0443/x"], ["https://example.com:443"],
     ["http://example.com:65535/"], ["http://example.com:65536/"], ["http://example.com:/x"], ["http://example.com:8080"],
-    ["http://example.com:8x/"], ["http://a_b-c.example/"], ["http://example.com./"], ["http://example..com/"], ["http://.example.com/"],
+    ["http://example.com:8x/"], ["http://a_b-c.example/"], ["http://a.xn--/"], ["http://xn--.a/"], ["http://XN--.a/"], ["http://example.com./"], ["http://example..com/"], ["http://.example.com/"],
     ["http://-x-.com/"], ["http://1example.com/"], ["http://example.123/"], ["http://example.0x1f/"], ["http://example.1a/"],
     ["http://xn--nxasmq6b.com/"], ["http://XN--NXASMQ6B.com/"], ["http://user@example.com/"],
     ["http://example.com/a/./b"], ["http://example.com/a/%2E%2e/b"], ["http://example.com/a.b/.c/..d/c./e.."],
