@@ -262,3 +262,33 @@ func TestWebPartsOnFirstUse(t *testing.T) {
 		}
 	}
 }
+
+// TestWebCloneSlots: structuredClone tells a built-in by its internal
+// slots, not by its tag or prototype (a subclass of Map, a Date whose tag
+// says "Map", a Set moved onto Array.prototype), but an object of
+// Object.prototype or of no prototype is taken for a plain one without
+// checking for a Map's, Set's, ArrayBuffer's or BigInt's slots: one the
+// step moved there clones as a plain object (where Node gives the
+// built-in), which spares every plain object four exceptions.
+func TestWebCloneSlots(t *testing.T) {
+	rt := newRT(t)
+	ev := runStep(t, rt, `
+const tag = (v) => Object.prototype.toString.call(v);
+class M extends Map {}
+const d = new Date(5);
+Object.defineProperty(d, Symbol.toStringTag, { value: "Map" });
+const b = Object(false);
+Object.defineProperty(b, Symbol.toStringTag, { value: "Set" });
+const moved = Object.setPrototypeOf(new Map([[1, 2]]), null);
+return [
+  tag(structuredClone(new M([[1, 2]]))), structuredClone(new M([[1, 2]])).get(1),
+  structuredClone(d).getTime(), tag(structuredClone(b)),
+  tag(structuredClone(moved)), Object.keys(structuredClone(moved)).length,
+  tag(structuredClone(Object.setPrototypeOf(new Set([1]), Object.prototype))),
+  tag(structuredClone(Object.setPrototypeOf(new Set([1]), Array.prototype))),
+]`, testLimits, nil)
+	want := `["[object Map]",2,5,"[object Boolean]","[object Object]",0,"[object Object]","[object Set]"]`
+	if ev.Error != nil || string(ev.Result.Value) != want {
+		t.Fatalf("got %+v %+v, want %s", ev.Result, ev.Error, want)
+	}
+}
