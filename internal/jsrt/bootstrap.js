@@ -494,7 +494,7 @@
   // reads one of its globals (or another part needs it).
   {
     const lazy = [
-      "fetch", "fetch", "Headers", "fetch", "Response", "fetch", "Request", "fetch",
+      "fetch", "fetch", "Headers", "headers", "Response", "fetch", "Request", "request",
       "atob", "text", "btoa", "text", "TextEncoder", "text", "TextDecoder", "text",
       "structuredClone", "clone", "DOMException", "dom", "Event", "events", "EventTarget", "events",
       "AbortController", "abort", "AbortSignal", "abort", "performance", "performance",

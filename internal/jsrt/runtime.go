@@ -32,6 +32,12 @@ var bootstrapSource string
 //go:embed fetch.js
 var fetchSource string
 
+//go:embed headers.js
+var headersSource string
+
+//go:embed request.js
+var requestSource string
+
 //go:embed modules.js
 var modulesSource string
 
@@ -62,6 +68,9 @@ var cloneSource string
 //go:embed url.js
 var urlSource string
 
+//go:embed urlcore.js
+var urlcoreSource string
+
 //go:embed urlparse.js
 var urlparseSource string
 
@@ -78,6 +87,8 @@ var subtleSource string
 // first uses them (bootstrap.js, loadPart), by name.
 var partSources = map[string]string{
 	"fetch":       fetchSource,
+	"headers":     headersSource,
+	"request":     requestSource,
 	"modules":     strings.Replace(modulesSource, "__SBX_GLPK_VERSION__", strconv.Quote(glpk.Version()), 1),
 	"intl":        intlSource,
 	"text":        textSource,
@@ -89,6 +100,7 @@ var partSources = map[string]string{
 	"form":        formSource,
 	"clone":       cloneSource,
 	"url":         urlSource,
+	"urlcore":     urlcoreSource,
 	"urlparse":    urlparseSource,
 	"params":      paramsSource,
 	"crypto":      cryptoSource,
