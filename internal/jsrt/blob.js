@@ -11,7 +11,7 @@
   function __sbx_setTag(C, name) {
     Object.defineProperty(C.prototype, SymbolToStringTag, { value: name, configurable: true });
   }
-  function __sbx_view(v) { return bridge.part("text").__sbx_view(v); }
+  function __sbx_view(v) { return bridge.part("bytes").__sbx_view(v); }
   // __sbx_utf8 is the UTF-8 encoding of s.
   function __sbx_utf8(s) {
     const n = s.length;

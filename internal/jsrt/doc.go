@@ -75,17 +75,32 @@
 // bootstrap, which a VM evaluates the first time its step reads one of
 // their globals (bootstrap.js, __sbx_lazy), or another part needs them.
 // What a first use costs is reading and running its parts' bytecode, and
-// later freeing it, in proportion to their size; so each part holds a few
-// globals, the fewest a first use needs (text.js for base64 and the text
-// codecs; dom.js, DOMException; events.js, Event and EventTarget; abort.js,
-// AbortController and AbortSignal; performance.js; blob.js, Blob and File;
-// form.js, FormData; clone.js, structuredClone; url.js; crypto.js, and
-// subtle.js for crypto.subtle), and one part loads another only when a
-// value needs it (a DOMException when one is thrown, the UTF-8 codec for
-// text that is not ASCII). BenchmarkWebFirstUse measures each first use,
-// scripts/firstuse counts its instructions.
+// later freeing it, in proportion to their size (about 100 instructions a
+// byte); so each part holds a few globals, the fewest a first use needs,
+// and one part loads another only when a value needs it:
 //
-// The parts are library code the step uses, not the bridge: they may load
+//   - text.js: atob, btoa, TextEncoder, TextDecoder and the UTF-8 codec;
+//     bytes.js, a BufferSource's bytes (for TextDecoder, crypto.subtle, a
+//     Blob of bytes);
+//   - dom.js: DOMException, loaded when one is made;
+//   - events.js: Event, EventTarget; abort.js: AbortController, AbortSignal;
+//     performance.js;
+//   - blob.js: Blob, File (text.js only for text that is not ASCII);
+//     form.js: FormData;
+//   - clone.js: structuredClone;
+//   - url.js: URL; urlcore.js, the parser of the URLs steps mostly write
+//     (for URL and Request); urlparse.js, the WHATWG parser in full, for
+//     the others and for URL's setters; params.js: URLSearchParams;
+//   - crypto.js: crypto, Crypto; subtle.js: crypto.subtle, CryptoKey,
+//     SubtleCrypto;
+//   - headers.js: Headers; request.js: Request; fetch.js: fetch, Response
+//     (bridge code, bootstrap.js's header).
+//
+// BenchmarkWebFirstUse measures each first use, scripts/firstuse counts
+// its instructions.
+//
+// The parts but headers.js, request.js and fetch.js are library code the
+// step uses, not the bridge: they may load
 // after the step replaced built-ins, and then see its replacements, as any
 // library would. What they must not do is let a step break another global
 // or the bridge: they keep nothing of the bridge's but what bridge hands

@@ -44,6 +44,9 @@ var modulesSource string
 //go:embed text.js
 var textSource string
 
+//go:embed bytes.js
+var bytesSource string
+
 //go:embed dom.js
 var domSource string
 
@@ -92,6 +95,7 @@ var partSources = map[string]string{
 	"modules":     strings.Replace(modulesSource, "__SBX_GLPK_VERSION__", strconv.Quote(glpk.Version()), 1),
 	"intl":        intlSource,
 	"text":        textSource,
+	"bytes":       bytesSource,
 	"dom":         domSource,
 	"events":      eventsSource,
 	"abort":       abortSource,

@@ -9,10 +9,10 @@
 "use strict";
 (function __sbx_subtlePart(bridge) {
   const { host, ReflectApply, ObjectFreeze, StringCtor, TypeErrorCtor, __sbx_resolved, __sbx_rejected } = bridge;
-  // text.js's byte helpers.
-  function bufferSource(v, what) { return bridge.part("text").__sbx_bufferSource(v, what); }
-  function binary(b) { return bridge.part("text").__sbx_binary(b); }
-  function fromBinary(s) { return bridge.part("text").__sbx_fromBinary(s); }
+  // bytes.js's helpers.
+  function bufferSource(v, what) { return bridge.part("bytes").__sbx_bufferSource(v, what); }
+  function binary(b) { return bridge.part("bytes").__sbx_binary(b); }
+  function fromBinary(s) { return bridge.part("bytes").__sbx_fromBinary(s); }
   // A DOMException is dom.js's, loaded when the first one is thrown.
   function dom(message, name) { return bridge.part("dom").__sbx_dom(message, name); }
 
