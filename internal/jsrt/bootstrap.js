@@ -433,7 +433,13 @@
   let modulesAPI; // modules.js's objects, once loaded
   const loaded = { __proto__: null }; // part name -> its objects, once loaded
 
-  let bridge; // what the parts may use of the boot's, made for the first part loaded
+  // What the parts may use of the boot's: bridge for all of them, made for
+  // the first part loaded, and inner, with what only the parts that are
+  // bridge code themselves use (fetch.js, headers.js, request.js,
+  // modules.js), made for the first of those. Each object costs a VM
+  // about 2k instructions a member to make.
+  let bridge, inner;
+  const INNER = { __proto__: null, fetch: true, headers: true, request: true, modules: true };
 
   // __sbx_partOf evaluates the named part and returns its objects.
   function __sbx_partOf(name) {
@@ -442,30 +448,33 @@
     if (bridge === undefined) {
       bridge = ObjectFreeze({
         __proto__: null,
-        host: host, pending: pending, mapSet: mapSet, KIND_FETCH: KIND_FETCH,
-        __sbx_list: __sbx_list, __sbx_resolved: __sbx_resolved, __sbx_rejected: __sbx_rejected,
-        ReflectApply: ReflectApply, JSONparse: JSONparse, JSONstringify: JSONstringify,
-        ObjectDefineProperty: ObjectDefineProperty, ObjectPrototype: ObjectPrototype, ObjectEntries: ObjectEntries, ObjectFreeze: ObjectFreeze,
-        ObjectHasOwn: ObjectHasOwn, ObjectGetOwnPropertyDescriptor: ObjectGetOwnPropertyDescriptor,
-        ObjectGetPrototypeOf: ObjectGetPrototypeOf, ObjectSetPrototypeOf: ObjectSetPrototypeOf,
-        ArrayIsArray: ArrayIsArray, StringCtor: StringCtor, StringFromCharCode: StringFromCharCode,
-        StringCharCodeAt: StringCharCodeAt, StringToLowerCase: StringToLowerCase,
-        PromiseCtor: PromiseCtor, TypeErrorCtor: TypeErrorCtor, MapSize: MapSize,
-        MapForEach: MapForEach, Uint8ArrayCtor: Uint8ArrayCtor,
+        host: host, part: __sbx_api, loadedPart: function __sbx_loadedPart(name) { return loaded[name]; },
+        __sbx_list: __sbx_list, __sbx_resolved: __sbx_resolved, __sbx_rejected: __sbx_rejected, setTimer: __sbx_setTimer,
+        ReflectApply: ReflectApply, ObjectFreeze: ObjectFreeze, ArrayIsArray: ArrayIsArray, StringCtor: StringCtor,
+        StringFromCharCode: StringFromCharCode, StringCharCodeAt: StringCharCodeAt, TypeErrorCtor: TypeErrorCtor,
+        ErrorCtor: ErrorCtor, SymbolIterator: SymbolIterator, Uint8ArrayCtor: Uint8ArrayCtor,
         ArrayBufferIsView: ArrayBufferIsView, ArrayBufferByteLength: ArrayBufferByteLength,
-        SymbolIterator: SymbolIterator, TypedArrayLength: TypedArrayLength,
         TypedArrayBuffer: TypedArrayBuffer, TypedArrayByteOffset: TypedArrayByteOffset,
         TypedArrayByteLength: TypedArrayByteLength, DataViewBuffer: DataViewBuffer,
         DataViewByteOffset: DataViewByteOffset, DataViewByteLength: DataViewByteLength,
-        KIND_MODULE: KIND_MODULE, AS_IS: AS_IS, AS_UNDEFINED: AS_UNDEFINED,
-        AS_DATABASE: AS_DATABASE, AS_ROWS: AS_ROWS, AS_TABLE: AS_TABLE, AS_CONNECTION: AS_CONNECTION, MapCtor: MapCtor, mapGet: mapGet, readRows: readRows, __sbx_json: __sbx_json, ErrorCtor: ErrorCtor,
-        SymbolCtor: SymbolCtor, mapDelete: mapDelete, part: __sbx_api,
-        loadedPart: function __sbx_loadedPart(name) { return loaded[name]; },
-        setTimer: __sbx_setTimer, clearTimer: __sbx_clearTimer,
         encodeURIComponent: EncodeURIComponent, decodeURIComponent: DecodeURIComponent,
       });
     }
-    return make(bridge);
+    if (INNER[name] !== true) return make(bridge);
+    if (inner === undefined) {
+      inner = ObjectFreeze({
+        __proto__: null,
+        pending: pending, mapSet: mapSet, mapGet: mapGet, mapDelete: mapDelete, readRows: readRows, __sbx_json: __sbx_json,
+        KIND_FETCH: KIND_FETCH, KIND_MODULE: KIND_MODULE, AS_IS: AS_IS, AS_UNDEFINED: AS_UNDEFINED,
+        AS_DATABASE: AS_DATABASE, AS_ROWS: AS_ROWS, AS_TABLE: AS_TABLE, AS_CONNECTION: AS_CONNECTION,
+        JSONparse: JSONparse, JSONstringify: JSONstringify, ObjectDefineProperty: ObjectDefineProperty,
+        ObjectPrototype: ObjectPrototype, ObjectEntries: ObjectEntries, ObjectHasOwn: ObjectHasOwn,
+        ObjectGetOwnPropertyDescriptor: ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf: ObjectGetPrototypeOf,
+        ObjectSetPrototypeOf: ObjectSetPrototypeOf, StringToLowerCase: StringToLowerCase, PromiseCtor: PromiseCtor,
+        MapCtor: MapCtor, MapSize: MapSize, MapForEach: MapForEach, SymbolCtor: SymbolCtor, TypedArrayLength: TypedArrayLength,
+      });
+    }
+    return make(bridge, inner);
   }
   // __sbx_api returns the named part's objects, loading it first if need be.
   function __sbx_api(name) {

@@ -7,17 +7,20 @@
 //
 // It may then run after the step changed any global or prototype: it
 // follows bootstrap.js's rules (its header) to the letter, and uses only
-// the built-ins the boot captured, which bridge hands it. bridge is the
-// boot's own object; nothing here keeps it or gives it away.
+// the built-ins the boot captured, which bridge and inner hand it. They
+// are the boot's own objects; nothing here keeps them or gives them away.
 "use strict";
-(function __sbx_fetchPart(bridge) {
+(function __sbx_fetchPart(bridge, inner) {
   const {
-    host, pending, mapSet, KIND_FETCH, __sbx_resolved, __sbx_rejected, ReflectApply, JSONparse, JSONstringify,
-    ObjectPrototype, ObjectFreeze, ObjectHasOwn, ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, StringCtor,
-    StringFromCharCode, StringCharCodeAt, PromiseCtor, TypeErrorCtor, Uint8ArrayCtor, ArrayBufferIsView,
-    ArrayBufferByteLength, TypedArrayLength, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayByteLength,
-    DataViewBuffer, DataViewByteOffset, DataViewByteLength, mapDelete, loadedPart,
+    host, __sbx_resolved, __sbx_rejected, ReflectApply, ObjectFreeze, StringCtor, StringFromCharCode,
+    StringCharCodeAt, TypeErrorCtor, Uint8ArrayCtor, ArrayBufferIsView, ArrayBufferByteLength,
+    TypedArrayBuffer, TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer, DataViewByteOffset,
+    DataViewByteLength, loadedPart,
   } = bridge;
+  const {
+    pending, mapSet, KIND_FETCH, JSONparse, JSONstringify, ObjectPrototype, ObjectHasOwn,
+    ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, PromiseCtor, TypedArrayLength, mapDelete,
+  } = inner;
   const { Headers, __sbx_headerPairs: headerPairs } = bridge.part("headers");
 
 

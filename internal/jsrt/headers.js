@@ -1,13 +1,15 @@
 // Stepbox guest bootstrap, a part: Headers, loaded when a step first reads
 // it or fetch, Response or Request loads. Bridge code, as fetch.js is: it
 // follows bootstrap.js's rules (its header) and uses only the built-ins the
-// boot captured, which bridge hands it.
+// boot captured, which bridge and inner hand it.
 "use strict";
-(function __sbx_headersPart(bridge) {
+(function __sbx_headersPart(bridge, inner) {
   const {
-    ReflectApply, ObjectEntries, ObjectFreeze, ObjectSetPrototypeOf, ArrayIsArray, StringCtor, StringToLowerCase,
-    TypeErrorCtor, MapSize, MapForEach, SymbolIterator, __sbx_list,
+    ReflectApply, ObjectFreeze, ArrayIsArray, StringCtor, TypeErrorCtor, SymbolIterator, __sbx_list,
   } = bridge;
+  const {
+    ObjectEntries, ObjectSetPrototypeOf, StringToLowerCase, MapSize, MapForEach,
+  } = inner;
 
   function __sbx_lower(s) { return ReflectApply(StringToLowerCase, StringCtor(s), []); }
 

@@ -1,13 +1,19 @@
 // Stepbox guest bootstrap, a part: Request, loaded when a step first reads
 // it. Bridge code, as fetch.js is: it follows bootstrap.js's rules (its
-// header) and uses only the built-ins the boot captured, which bridge
-// hands it. Its headers are headers.js's, its URL parser urlcore.js's; a body that
-// is not a string, and reading one, use fetch.js's helpers, and a signal
-// is abort.js's, made when first read if init gives none.
+// header) and uses only the built-ins the boot captured, which bridge and
+// inner hand it. Its headers are headers.js's, its URL parser
+// urlcore.js's; a body that is not a string, and reading one, use
+// fetch.js's helpers, and a signal is abort.js's, made when first read if
+// init gives none.
 "use strict";
-(function __sbx_requestPart(bridge) {
-  const { ReflectApply, ObjectFreeze, StringCtor, StringToLowerCase, TypeErrorCtor, Uint8ArrayCtor, TypedArrayBuffer, JSONparse,
-    __sbx_resolved, __sbx_rejected, loadedPart } = bridge;
+(function __sbx_requestPart(bridge, inner) {
+  const {
+    ReflectApply, ObjectFreeze, StringCtor, TypeErrorCtor, Uint8ArrayCtor, TypedArrayBuffer, __sbx_resolved,
+    __sbx_rejected, loadedPart,
+  } = bridge;
+  const {
+    StringToLowerCase, JSONparse,
+  } = inner;
   const { Headers } = bridge.part("headers");
   const NO_INIT = ObjectFreeze({ __proto__: null });
 
