@@ -508,7 +508,7 @@
       "structuredClone", "clone", "DOMException", "dom", "Event", "events", "EventTarget", "events",
       "AbortController", "abort", "AbortSignal", "abort", "performance", "performance",
       "Blob", "blob", "File", "blob", "FormData", "form", "URL", "url", "URLSearchParams", "params",
-      "crypto", "crypto", "Crypto", "crypto", "CryptoKey", "subtle", "SubtleCrypto", "subtle",
+      "crypto", "crypto", "Crypto", "crypto", "CryptoKey", "keys", "SubtleCrypto", "subtle",
     ];
     for (let i = 0; i < lazy.length; i += 2) __sbx_lazy(lazy[i], lazy[i + 1]);
   }

@@ -1,11 +1,11 @@
-// Stepbox guest bootstrap, a part: the byte helpers the web parts share
-// (a BufferSource's bytes; bytes as the binary strings the host takes and
-// gives), loaded when a part first needs them: TextDecoder, crypto.subtle,
-// a Blob of an ArrayBuffer or a view. Library code the step uses (doc.go,
+// Stepbox guest bootstrap, a part: the bytes of a BufferSource (an
+// ArrayBuffer, a typed array, a DataView), which the web parts share,
+// loaded when a part first needs them for what is not a Uint8Array: in
+// TextDecoder, crypto.subtle or a Blob. Library code the step uses (doc.go,
 // "The web platform's globals").
 "use strict";
 (function __sbx_bytesPart(bridge) {
-  const { ReflectApply, ObjectFreeze, StringFromCharCode, StringCharCodeAt, Uint8ArrayCtor, ArrayBufferIsView,
+  const { ReflectApply, ObjectFreeze, Uint8ArrayCtor, ArrayBufferIsView,
     ArrayBufferByteLength, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer,
     DataViewByteOffset, DataViewByteLength, TypeErrorCtor } = bridge;
 
@@ -32,21 +32,5 @@
     if (b === undefined) throw new TypeErrorCtor(what + " must be an ArrayBuffer, a typed array or a DataView");
     return b;
   }
-  // __sbx_binary is bytes as a binary string (a character per byte), the
-  // form bytes cross the bridge in; __sbx_fromBinary is its inverse.
-  function __sbx_binary(b) {
-    let out = "";
-    const n = b.length;
-    for (let i = 0; i < n; i += 4096) {
-      out += ReflectApply(StringFromCharCode, undefined, b.subarray(i, i + 4096 < n ? i + 4096 : n));
-    }
-    return out;
-  }
-  function __sbx_fromBinary(s) {
-    const out = new Uint8ArrayCtor(s.length);
-    for (let i = 0; i < s.length; i++) out[i] = ReflectApply(StringCharCodeAt, s, [i]);
-    return out;
-  }
-
-  return ObjectFreeze({ __proto__: null, __sbx_view, __sbx_bufferSource, __sbx_binary, __sbx_fromBinary });
+  return ObjectFreeze({ __proto__: null, __sbx_view, __sbx_bufferSource });
 })

@@ -91,8 +91,8 @@
 //   - url.js: URL; urlcore.js, the parser of the URLs steps mostly write
 //     (for URL and Request); urlparse.js, the WHATWG parser in full, for
 //     the others and for URL's setters; params.js: URLSearchParams;
-//   - crypto.js: crypto, Crypto; subtle.js: crypto.subtle, CryptoKey,
-//     SubtleCrypto;
+//   - crypto.js: crypto, Crypto; subtle.js: crypto.subtle, SubtleCrypto,
+//     digest; keys.js: CryptoKey, the methods of keys (HMAC, AES-GCM);
 //   - headers.js: Headers; request.js: Request; fetch.js: fetch, Response
 //     (bridge code, bootstrap.js's header).
 //

@@ -86,6 +86,9 @@ var cryptoSource string
 //go:embed subtle.js
 var subtleSource string
 
+//go:embed keys.js
+var keysSource string
+
 // partSources are the parts of the guest API a VM evaluates when a step
 // first uses them (bootstrap.js, loadPart), by name.
 var partSources = map[string]string{
@@ -109,6 +112,7 @@ var partSources = map[string]string{
 	"params":      paramsSource,
 	"crypto":      cryptoSource,
 	"subtle":      subtleSource,
+	"keys":        keysSource,
 }
 
 // bundle is the bootstrap's bytecode: the part every VM evaluates, and

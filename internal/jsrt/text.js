@@ -16,11 +16,13 @@
   function __sbx_setTag(C, name) {
     Object.defineProperty(C.prototype, SymbolToStringTag, { value: name, configurable: true });
   }
-  // A Uint8Array is its own bytes; another BufferSource's are bytes.js's to
-  // find.
-  const TypedArrayName = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), SymbolToStringTag).get;
+  // A plain Uint8Array is its own bytes; another BufferSource's are
+  // bytes.js's to find.
+  const Uint8ArrayPrototype = Uint8Array.prototype, ObjectGetPrototypeOf = Object.getPrototypeOf;
+  const TypedArrayName = Object.getOwnPropertyDescriptor(ObjectGetPrototypeOf(Uint8ArrayPrototype), SymbolToStringTag).get;
   function __sbx_bufferSource(v, what) {
-    return ReflectApply(TypedArrayName, v, []) === "Uint8Array" ? v : bridge.part("bytes").__sbx_bufferSource(v, what);
+    if (ReflectApply(TypedArrayName, v, []) === "Uint8Array" && ObjectGetPrototypeOf(v) === Uint8ArrayPrototype) return v;
+    return bridge.part("bytes").__sbx_bufferSource(v, what);
   }
   // A DOMException is dom.js's, loaded when the first one is thrown.
   function __sbx_dom(message, name) { return bridge.part("dom").__sbx_dom(message, name); }

@@ -26,6 +26,7 @@ var firstUses = []struct{ name, code string }{
 	{"crypto.randomUUID", `return crypto.randomUUID().length`},
 	{"crypto.getRandomValues", `return crypto.getRandomValues(new Uint8Array(8)).length`},
 	{"crypto.subtle", `return (await crypto.subtle.digest("SHA-256", new Uint8Array([1]))).byteLength`},
+	{"crypto.subtle.sign", `const k = await crypto.subtle.importKey("raw", new Uint8Array([1]), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]); return (await crypto.subtle.sign("HMAC", k, new Uint8Array([2]))).byteLength`},
 	{"structuredClone", `return structuredClone([1]).length`},
 	{"performance", `return typeof performance.now()`},
 	{"Event", `return new Event("x").type`},
