@@ -103,6 +103,7 @@
   const TypedArrayByteOffset = __sbx_getter(TypedArrayPrototype, "byteOffset");
   const TypedArrayByteLength = __sbx_getter(TypedArrayPrototype, "byteLength");
   const TypedArrayLength = __sbx_getter(TypedArrayPrototype, "length");
+  const TypedArrayName = __sbx_getter(TypedArrayPrototype, SymbolCtor.toStringTag); // undefined for what is no typed array
   const DataViewBuffer = __sbx_getter(DataView.prototype, "buffer");
   const DataViewByteOffset = __sbx_getter(DataView.prototype, "byteOffset");
   const DataViewByteLength = __sbx_getter(DataView.prototype, "byteLength");
@@ -450,9 +451,10 @@
         __proto__: null,
         host: host, part: __sbx_api, loadedPart: function __sbx_loadedPart(name) { return loaded[name]; },
         __sbx_list: __sbx_list, __sbx_resolved: __sbx_resolved, __sbx_rejected: __sbx_rejected, setTimer: __sbx_setTimer,
-        ReflectApply: ReflectApply, ObjectFreeze: ObjectFreeze, ArrayIsArray: ArrayIsArray, StringCtor: StringCtor,
+        ReflectApply: ReflectApply, ObjectFreeze: ObjectFreeze, ObjectGetPrototypeOf: ObjectGetPrototypeOf,
+        ArrayIsArray: ArrayIsArray, StringCtor: StringCtor,
         StringFromCharCode: StringFromCharCode, StringCharCodeAt: StringCharCodeAt, TypeErrorCtor: TypeErrorCtor,
-        ErrorCtor: ErrorCtor, SymbolIterator: SymbolIterator, Uint8ArrayCtor: Uint8ArrayCtor,
+        ErrorCtor: ErrorCtor, SymbolIterator: SymbolIterator, Uint8ArrayCtor: Uint8ArrayCtor, TypedArrayName: TypedArrayName,
         ArrayBufferIsView: ArrayBufferIsView, ArrayBufferByteLength: ArrayBufferByteLength,
         TypedArrayBuffer: TypedArrayBuffer, TypedArrayByteOffset: TypedArrayByteOffset,
         TypedArrayByteLength: TypedArrayByteLength, DataViewBuffer: DataViewBuffer,
@@ -469,8 +471,7 @@
         AS_DATABASE: AS_DATABASE, AS_ROWS: AS_ROWS, AS_TABLE: AS_TABLE, AS_CONNECTION: AS_CONNECTION,
         JSONparse: JSONparse, JSONstringify: JSONstringify, ObjectDefineProperty: ObjectDefineProperty,
         ObjectPrototype: ObjectPrototype, ObjectEntries: ObjectEntries, ObjectHasOwn: ObjectHasOwn,
-        ObjectGetOwnPropertyDescriptor: ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf: ObjectGetPrototypeOf,
-        ObjectSetPrototypeOf: ObjectSetPrototypeOf, StringToLowerCase: StringToLowerCase, PromiseCtor: PromiseCtor,
+        ObjectGetOwnPropertyDescriptor: ObjectGetOwnPropertyDescriptor, ObjectSetPrototypeOf: ObjectSetPrototypeOf, StringToLowerCase: StringToLowerCase, PromiseCtor: PromiseCtor,
         MapCtor: MapCtor, MapSize: MapSize, MapForEach: MapForEach, SymbolCtor: SymbolCtor, TypedArrayLength: TypedArrayLength,
       });
     }

@@ -6,19 +6,17 @@
 "use strict";
 (function __sbx_bytesPart(bridge) {
   const { ReflectApply, ObjectFreeze, Uint8ArrayCtor, ArrayBufferIsView,
-    ArrayBufferByteLength, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer,
+    ArrayBufferByteLength, TypedArrayName, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer,
     DataViewByteOffset, DataViewByteLength, TypeErrorCtor } = bridge;
 
   function __sbx_is(getter, v) {
     try { ReflectApply(getter, v, []); return true; } catch (_) { return false; }
   }
 
-  // A typed array's name, undefined for what is not one (a DataView).
-  const TypedArrayName = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
-
   // __sbx_view returns the bytes of a BufferSource (an ArrayBuffer, a typed
   // array or a DataView) as a Uint8Array over them, or undefined. A view is
-  // told without an exception (a costly one), an ArrayBuffer by its slot.
+  // told without an exception (a costly one; TypedArrayName is undefined
+  // for a DataView), an ArrayBuffer by its slot.
   function __sbx_view(v) {
     if (v === null || typeof v !== "object") return undefined;
     if (!ArrayBufferIsView(v)) return __sbx_is(ArrayBufferByteLength, v) ? new Uint8ArrayCtor(v) : undefined;

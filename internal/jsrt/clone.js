@@ -5,10 +5,9 @@
 // globals").
 "use strict";
 (function __sbx_clonePart(bridge) {
-  const { ReflectApply, ObjectFreeze, StringCtor, ArrayIsArray, ArrayBufferIsView, ArrayBufferByteLength, TypedArrayBuffer,
+  const { ReflectApply, ObjectFreeze, ObjectGetPrototypeOf, StringCtor, ArrayIsArray, ArrayBufferIsView, ArrayBufferByteLength, TypedArrayBuffer,
     TypedArrayByteOffset, DataViewBuffer, DataViewByteOffset, DataViewByteLength, TypeErrorCtor, loadedPart } = bridge;
   const ObjectPrototype = Object.prototype, ObjectPrototypeToString = Object.prototype.toString;
-  const ObjectGetPrototypeOf = Object.getPrototypeOf;
   const ArrayBufferSlice = ArrayBuffer.prototype.slice;
   const SymbolToStringTag = Symbol.toStringTag;
 

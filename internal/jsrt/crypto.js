@@ -5,14 +5,13 @@
 // Library code the step uses (doc.go, "The web platform's globals").
 "use strict";
 (function __sbx_cryptoPart(bridge) {
-  const { host, ReflectApply, ObjectFreeze, StringCharCodeAt, Uint8ArrayCtor, TypedArrayBuffer, TypedArrayByteOffset,
+  const { host, ReflectApply, ObjectFreeze, StringCharCodeAt, Uint8ArrayCtor, TypedArrayName, TypedArrayBuffer, TypedArrayByteOffset,
     TypedArrayByteLength, TypeErrorCtor } = bridge;
   // A DOMException is dom.js's, loaded when the first one is thrown.
   function dom(message, name) { return bridge.part("dom").__sbx_dom(message, name); }
 
   const INTEGER_ARRAYS = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
     "Int32Array", "Uint32Array", "BigInt64Array", "BigUint64Array"];
-  const TypedArrayName = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
 
   function getRandomValues(array) {
     let name;

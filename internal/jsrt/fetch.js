@@ -12,14 +12,14 @@
 "use strict";
 (function __sbx_fetchPart(bridge, inner) {
   const {
-    host, __sbx_resolved, __sbx_rejected, ReflectApply, ObjectFreeze, StringCtor, StringFromCharCode,
+    host, __sbx_resolved, __sbx_rejected, ObjectGetPrototypeOf, ReflectApply, ObjectFreeze, StringCtor, StringFromCharCode,
     StringCharCodeAt, TypeErrorCtor, Uint8ArrayCtor, ArrayBufferIsView, ArrayBufferByteLength,
     TypedArrayBuffer, TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer, DataViewByteOffset,
     DataViewByteLength, loadedPart,
   } = bridge;
   const {
     pending, mapSet, KIND_FETCH, JSONparse, JSONstringify, ObjectPrototype, ObjectHasOwn,
-    ObjectGetOwnPropertyDescriptor, ObjectGetPrototypeOf, PromiseCtor, TypedArrayLength, mapDelete,
+    ObjectGetOwnPropertyDescriptor, PromiseCtor, TypedArrayLength, mapDelete,
   } = inner;
   const { Headers, __sbx_headerPairs: headerPairs } = bridge.part("headers");
 

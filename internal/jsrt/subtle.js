@@ -8,14 +8,12 @@
 // globals").
 "use strict";
 (function __sbx_subtlePart(bridge) {
-  const { host, ReflectApply, ObjectFreeze, StringCtor, StringFromCharCode, StringCharCodeAt, TypeErrorCtor, Uint8ArrayCtor,
-    __sbx_resolved, __sbx_rejected } = bridge;
+  const { host, ReflectApply, ObjectFreeze, ObjectGetPrototypeOf, StringCtor, StringFromCharCode, StringCharCodeAt, TypeErrorCtor,
+    Uint8ArrayCtor, TypedArrayName, __sbx_resolved, __sbx_rejected } = bridge;
   // bufferSource is the bytes of a BufferSource: a plain Uint8Array itself,
   // or those bytes.js finds.
-  const Uint8ArrayPrototype = Uint8Array.prototype, ObjectGetPrototypeOf = Object.getPrototypeOf;
-  const TypedArrayName = Object.getOwnPropertyDescriptor(ObjectGetPrototypeOf(Uint8ArrayPrototype), Symbol.toStringTag).get;
   function bufferSource(v, what) {
-    if (ReflectApply(TypedArrayName, v, []) === "Uint8Array" && ObjectGetPrototypeOf(v) === Uint8ArrayPrototype) return v;
+    if (ReflectApply(TypedArrayName, v, []) === "Uint8Array" && ObjectGetPrototypeOf(v) === Uint8ArrayCtor.prototype) return v;
     return bridge.part("bytes").__sbx_bufferSource(v, what);
   }
   // binary is bytes as a binary string (a character per byte), the

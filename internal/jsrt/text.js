@@ -9,7 +9,8 @@
 // it throws one, so its first use does not load dom.js.
 "use strict";
 (function __sbx_textPart(bridge) {
-  const { ReflectApply, StringCtor, StringFromCharCode, Uint8ArrayCtor, TypeErrorCtor, ObjectFreeze } = bridge;
+  const { ReflectApply, StringCtor, StringFromCharCode, Uint8ArrayCtor, TypedArrayName, TypeErrorCtor, ObjectFreeze,
+    ObjectGetPrototypeOf } = bridge;
   const RangeErrorCtor = RangeError;
   const SymbolToStringTag = Symbol.toStringTag;
 
@@ -18,10 +19,8 @@
   }
   // A plain Uint8Array is its own bytes; another BufferSource's are
   // bytes.js's to find.
-  const Uint8ArrayPrototype = Uint8Array.prototype, ObjectGetPrototypeOf = Object.getPrototypeOf;
-  const TypedArrayName = Object.getOwnPropertyDescriptor(ObjectGetPrototypeOf(Uint8ArrayPrototype), SymbolToStringTag).get;
   function __sbx_bufferSource(v, what) {
-    if (ReflectApply(TypedArrayName, v, []) === "Uint8Array" && ObjectGetPrototypeOf(v) === Uint8ArrayPrototype) return v;
+    if (ReflectApply(TypedArrayName, v, []) === "Uint8Array" && ObjectGetPrototypeOf(v) === Uint8ArrayCtor.prototype) return v;
     return bridge.part("bytes").__sbx_bufferSource(v, what);
   }
   // A DOMException is dom.js's, loaded when the first one is thrown.

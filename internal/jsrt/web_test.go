@@ -135,6 +135,18 @@ String.fromCharCode = () => "tampered";
 const sig = await crypto.subtle.sign("HMAC",
   await crypto.subtle.importKey("raw", new Uint8Array([1]), { name: "HMAC", hash: "SHA-1" }, false, ["sign"]), new Uint8Array(0));
 return new Uint8Array(sig).length`, `20`},
+		{"tampered reflection before the load", `
+const gpo = Object.getPrototypeOf;
+Object.defineProperty(gpo(Uint8Array.prototype), Symbol.toStringTag, { get() { return "Uint8Array" }, configurable: true });
+Object.getOwnPropertyDescriptor = () => { throw new Error("tampered getOwnPropertyDescriptor") };
+Object.getPrototypeOf = () => { throw new Error("tampered getPrototypeOf") };
+Reflect.apply = () => { throw new Error("tampered apply") };
+String.fromCharCode = () => "tampered";
+let refused;
+try { crypto.getRandomValues(new Float64Array(1)); } catch (e) { refused = e.name; }
+return [new TextDecoder().decode(new Uint8Array([104, 105])), new TextDecoder().decode(new Uint16Array([0x6968])),
+  crypto.getRandomValues(new Uint8Array(3)).length, refused, new Uint8Array(await crypto.subtle.digest("SHA-1", new Uint8Array(0)))[0]]`,
+			`["hi","hi",3,"TypeMismatchError",218]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ev := runStep(t, rt, c.code, testLimits, nil)
