@@ -440,7 +440,6 @@
   // modules.js), made for the first of those. Each object costs a VM
   // about 2k instructions a member to make.
   let bridge, inner;
-  const INNER = { __proto__: null, fetch: true, headers: true, request: true, modules: true };
 
   // __sbx_partOf evaluates the named part and returns its objects.
   function __sbx_partOf(name) {
@@ -462,7 +461,7 @@
         encodeURIComponent: EncodeURIComponent, decodeURIComponent: DecodeURIComponent,
       });
     }
-    if (INNER[name] !== true) return make(bridge);
+    if (name !== "fetch" && name !== "headers" && name !== "request" && name !== "modules") return make(bridge);
     if (inner === undefined) {
       inner = ObjectFreeze({
         __proto__: null,
@@ -497,22 +496,35 @@
       set: function __sbx_lazySet(v) { __sbx_settle(name, v); },
     });
   }
-  // The parts' globals, by pairs: a global, the part that makes it. The
-  // web platform's (WinterTC's minimum common API) are parts of a few
+  // The parts' globals, each with the part that makes it. The web
+  // platform's (WinterTC's minimum common API) are parts of a few
   // globals each (doc.go, "The web platform's globals"): most steps use
   // none of them, and a run pays for a part only when its step first
   // reads one of its globals (or another part needs it).
-  {
-    const lazy = [
-      "fetch", "fetch", "Headers", "headers", "Response", "fetch", "Request", "request",
-      "atob", "text", "btoa", "text", "TextEncoder", "text", "TextDecoder", "text",
-      "structuredClone", "clone", "DOMException", "dom", "Event", "events", "EventTarget", "events",
-      "AbortController", "abort", "AbortSignal", "abort", "performance", "performance",
-      "Blob", "blob", "File", "blob", "FormData", "form", "URL", "url", "URLSearchParams", "params",
-      "crypto", "crypto", "Crypto", "crypto", "CryptoKey", "keys", "SubtleCrypto", "subtle",
-    ];
-    for (let i = 0; i < lazy.length; i += 2) __sbx_lazy(lazy[i], lazy[i + 1]);
-  }
+  __sbx_lazy("fetch", "fetch");
+  __sbx_lazy("Headers", "headers");
+  __sbx_lazy("Response", "fetch");
+  __sbx_lazy("Request", "request");
+  __sbx_lazy("atob", "text");
+  __sbx_lazy("btoa", "text");
+  __sbx_lazy("TextEncoder", "text");
+  __sbx_lazy("TextDecoder", "text");
+  __sbx_lazy("structuredClone", "clone");
+  __sbx_lazy("DOMException", "dom");
+  __sbx_lazy("Event", "events");
+  __sbx_lazy("EventTarget", "events");
+  __sbx_lazy("AbortController", "abort");
+  __sbx_lazy("AbortSignal", "abort");
+  __sbx_lazy("performance", "performance");
+  __sbx_lazy("Blob", "blob");
+  __sbx_lazy("File", "blob");
+  __sbx_lazy("FormData", "form");
+  __sbx_lazy("URL", "url");
+  __sbx_lazy("URLSearchParams", "params");
+  __sbx_lazy("crypto", "crypto");
+  __sbx_lazy("Crypto", "crypto");
+  __sbx_lazy("CryptoKey", "keys");
+  __sbx_lazy("SubtleCrypto", "subtle");
 
   // Intl (intl.js, over Go host functions) is loaded the first time a step
   // reads the Intl global or calls one of the locale methods ECMA-402
