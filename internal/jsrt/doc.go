@@ -97,7 +97,8 @@
 //     (bridge code, bootstrap.js's header).
 //
 // BenchmarkWebFirstUse measures each first use, scripts/firstuse counts
-// its instructions.
+// its instructions; RATIONALE.md says why the parts are this small, and
+// why URL has two parsers.
 //
 // The parts but headers.js, request.js and fetch.js are library code the
 // step uses, not the bridge: they may load
