@@ -303,7 +303,7 @@ const buffer = bytes.buffer;
 const view = new DataView(new Uint8Array([1, 2, 3, 4]).buffer, 1, 2);
 class Form { toString() { $own = true; const s = "a=1&b=2"; $own = false; return s; } }
 const form = new Form();
-const signal = new AbortController().signal; // web.js's, library code the step uses: made by the step; it never fires, so no web.js code runs in a later phase
+const signal = new AbortController().signal; // abort.js's, library code the step uses: made by the step; it never fires, so no abort.js code runs in a later phase
 let denied, badBody, reused;
 $phase = "fetch";
 $own = false;

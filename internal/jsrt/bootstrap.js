@@ -2,8 +2,8 @@
 // from bytecode compiled by Stepbox itself. It captures the built-ins it relies
 // on, removes the raw host entry points from the global object, installs the
 // guest API (input, dataProxy, reportStatus, console, timers; fetch from its
-// own part, fetch.js, and the web platform's globals from text.js, web.js,
-// url.js and crypto.js, on first use; duckdb and glpk from modules.js) and
+// own part, fetch.js, and the web platform's globals from parts of their
+// own, on first use; duckdb and glpk from modules.js) and
 // evaluates to the dispatch function
 // the host drives the run with. The module
 // objects (duckdb, glpk) and the package table are built only for a run
@@ -93,6 +93,7 @@
   const SymbolCtor = Symbol;
   const SymbolIterator = Symbol.iterator;
   const AsyncFunction = (async function () {}).constructor;
+  const EncodeURIComponent = encodeURIComponent, DecodeURIComponent = decodeURIComponent; // for params.js
   function __sbx_getter(o, k) { return ObjectGetOwnPropertyDescriptor(o, k).get; }
   const MapSize = __sbx_getter(MapPrototype, "size");
   const SetSize = __sbx_getter(SetPrototype, "size");
@@ -102,6 +103,7 @@
   const TypedArrayByteOffset = __sbx_getter(TypedArrayPrototype, "byteOffset");
   const TypedArrayByteLength = __sbx_getter(TypedArrayPrototype, "byteLength");
   const TypedArrayLength = __sbx_getter(TypedArrayPrototype, "length");
+  const TypedArrayName = __sbx_getter(TypedArrayPrototype, SymbolCtor.toStringTag); // undefined for what is no typed array
   const DataViewBuffer = __sbx_getter(DataView.prototype, "buffer");
   const DataViewByteOffset = __sbx_getter(DataView.prototype, "byteOffset");
   const DataViewByteLength = __sbx_getter(DataView.prototype, "byteLength");
@@ -429,11 +431,15 @@
   // value, and loads nothing.
   const loadPart = global.__sbx_part; // (name) -> the part's function, or undefined
   delete global.__sbx_part;
-  let fetchAPI; // fetch.js's globals, once loaded
   let modulesAPI; // modules.js's objects, once loaded
   const loaded = { __proto__: null }; // part name -> its objects, once loaded
 
-  let bridge; // what the parts may use of the boot's, made for the first part loaded
+  // What the parts may use of the boot's: bridge for all of them, made for
+  // the first part loaded, and inner, with what only the parts that are
+  // bridge code themselves use (fetch.js, headers.js, request.js,
+  // modules.js), made for the first of those. Each object costs a VM
+  // about 2k instructions a member to make.
+  let bridge, inner;
 
   // __sbx_partOf evaluates the named part and returns its objects.
   function __sbx_partOf(name) {
@@ -442,29 +448,33 @@
     if (bridge === undefined) {
       bridge = ObjectFreeze({
         __proto__: null,
-        host: host, pending: pending, mapSet: mapSet, KIND_FETCH: KIND_FETCH,
-        __sbx_list: __sbx_list, __sbx_resolved: __sbx_resolved, __sbx_rejected: __sbx_rejected,
-        ReflectApply: ReflectApply, JSONparse: JSONparse, JSONstringify: JSONstringify,
-        ObjectDefineProperty: ObjectDefineProperty, ObjectPrototype: ObjectPrototype, ObjectEntries: ObjectEntries, ObjectFreeze: ObjectFreeze,
-        ObjectHasOwn: ObjectHasOwn, ObjectGetOwnPropertyDescriptor: ObjectGetOwnPropertyDescriptor,
-        ObjectGetPrototypeOf: ObjectGetPrototypeOf, ObjectSetPrototypeOf: ObjectSetPrototypeOf,
-        ArrayIsArray: ArrayIsArray, StringCtor: StringCtor, StringFromCharCode: StringFromCharCode,
-        StringCharCodeAt: StringCharCodeAt, StringToLowerCase: StringToLowerCase,
-        PromiseCtor: PromiseCtor, TypeErrorCtor: TypeErrorCtor, MapSize: MapSize,
-        MapForEach: MapForEach, Uint8ArrayCtor: Uint8ArrayCtor,
+        host: host, part: __sbx_api, loadedPart: function __sbx_loadedPart(name) { return loaded[name]; },
+        __sbx_list: __sbx_list, __sbx_resolved: __sbx_resolved, __sbx_rejected: __sbx_rejected, setTimer: __sbx_setTimer,
+        ReflectApply: ReflectApply, ObjectFreeze: ObjectFreeze, ObjectGetPrototypeOf: ObjectGetPrototypeOf,
+        ArrayIsArray: ArrayIsArray, StringCtor: StringCtor,
+        StringFromCharCode: StringFromCharCode, StringCharCodeAt: StringCharCodeAt, TypeErrorCtor: TypeErrorCtor,
+        ErrorCtor: ErrorCtor, SymbolIterator: SymbolIterator, Uint8ArrayCtor: Uint8ArrayCtor, TypedArrayName: TypedArrayName,
         ArrayBufferIsView: ArrayBufferIsView, ArrayBufferByteLength: ArrayBufferByteLength,
-        SymbolIterator: SymbolIterator, TypedArrayLength: TypedArrayLength,
         TypedArrayBuffer: TypedArrayBuffer, TypedArrayByteOffset: TypedArrayByteOffset,
         TypedArrayByteLength: TypedArrayByteLength, DataViewBuffer: DataViewBuffer,
         DataViewByteOffset: DataViewByteOffset, DataViewByteLength: DataViewByteLength,
-        KIND_MODULE: KIND_MODULE, AS_IS: AS_IS, AS_UNDEFINED: AS_UNDEFINED,
-        AS_DATABASE: AS_DATABASE, AS_ROWS: AS_ROWS, AS_TABLE: AS_TABLE, AS_CONNECTION: AS_CONNECTION, MapCtor: MapCtor, mapGet: mapGet, readRows: readRows, __sbx_json: __sbx_json, ErrorCtor: ErrorCtor,
-        SymbolCtor: SymbolCtor, mapDelete: mapDelete, part: __sbx_api,
-        loadedPart: function __sbx_loadedPart(name) { return loaded[name]; },
-        setTimer: __sbx_setTimer, clearTimer: __sbx_clearTimer,
+        encodeURIComponent: EncodeURIComponent, decodeURIComponent: DecodeURIComponent,
       });
     }
-    return make(bridge);
+    if (name !== "fetch" && name !== "headers" && name !== "request" && name !== "modules") return make(bridge);
+    if (inner === undefined) {
+      inner = ObjectFreeze({
+        __proto__: null,
+        pending: pending, mapSet: mapSet, mapGet: mapGet, mapDelete: mapDelete, readRows: readRows, __sbx_json: __sbx_json,
+        KIND_FETCH: KIND_FETCH, KIND_MODULE: KIND_MODULE, AS_IS: AS_IS, AS_UNDEFINED: AS_UNDEFINED,
+        AS_DATABASE: AS_DATABASE, AS_ROWS: AS_ROWS, AS_TABLE: AS_TABLE, AS_CONNECTION: AS_CONNECTION,
+        JSONparse: JSONparse, JSONstringify: JSONstringify, ObjectDefineProperty: ObjectDefineProperty,
+        ObjectPrototype: ObjectPrototype, ObjectEntries: ObjectEntries, ObjectHasOwn: ObjectHasOwn,
+        ObjectGetOwnPropertyDescriptor: ObjectGetOwnPropertyDescriptor, ObjectSetPrototypeOf: ObjectSetPrototypeOf, StringToLowerCase: StringToLowerCase, PromiseCtor: PromiseCtor,
+        MapCtor: MapCtor, MapSize: MapSize, MapForEach: MapForEach, SymbolCtor: SymbolCtor, TypedArrayLength: TypedArrayLength,
+      });
+    }
+    return make(bridge, inner);
   }
   // __sbx_api returns the named part's objects, loading it first if need be.
   function __sbx_api(name) {
@@ -472,52 +482,49 @@
     if (api === undefined) api = loaded[name] = __sbx_partOf(name);
     return api;
   }
-  function __sbx_fetchAPI() {
-    if (fetchAPI === undefined) fetchAPI = __sbx_api("fetch");
-    return fetchAPI;
-  }
-  // The web platform's globals (text.js, web.js, clone.js, url.js,
-  // crypto.js): most
-  // steps use none of them, and a run pays for a part only when its step
-  // first reads one of its globals (or another part needs it).
-  function __sbx_textAPI() { return __sbx_api("text"); }
-  function __sbx_webAPI() { return __sbx_api("web"); }
-  function __sbx_urlAPI() { return __sbx_api("url"); }
-  function __sbx_cryptoAPI() { return __sbx_api("crypto"); }
-  function __sbx_cloneAPI() { return __sbx_api("clone"); }
-
   function __sbx_settle(name, value) {
     ObjectDefineProperty(global, name, { __proto__: null, value: value, writable: true, configurable: true, enumerable: false });
   }
-  function __sbx_lazy(name, load) {
+  function __sbx_lazy(name, part) {
     ObjectDefineProperty(global, name, {
       __proto__: null, configurable: true, enumerable: false,
       get: function __sbx_lazyGet() {
-        const v = load()[name];
+        const v = __sbx_api(part)[name];
         try { __sbx_settle(name, v); } catch (_) {} // a frozen global object keeps its accessor
         return v;
       },
       set: function __sbx_lazySet(v) { __sbx_settle(name, v); },
     });
   }
-  __sbx_lazy("fetch", __sbx_fetchAPI);
-  __sbx_lazy("Headers", __sbx_fetchAPI);
-  __sbx_lazy("Response", __sbx_fetchAPI);
-  __sbx_lazy("Request", __sbx_fetchAPI);
-  {
-    const text = ["atob", "btoa", "TextEncoder", "TextDecoder"];
-    for (let i = 0; i < text.length; i++) __sbx_lazy(text[i], __sbx_textAPI);
-    __sbx_lazy("structuredClone", __sbx_cloneAPI);
-    const web = ["DOMException", "Event", "EventTarget", "AbortController", "AbortSignal",
-      "performance", "Blob", "File", "FormData"];
-    for (let i = 0; i < web.length; i++) __sbx_lazy(web[i], __sbx_webAPI);
-    __sbx_lazy("URL", __sbx_urlAPI);
-    __sbx_lazy("URLSearchParams", __sbx_urlAPI);
-    __sbx_lazy("crypto", __sbx_cryptoAPI);
-    __sbx_lazy("Crypto", __sbx_cryptoAPI);
-    __sbx_lazy("CryptoKey", __sbx_cryptoAPI);
-    __sbx_lazy("SubtleCrypto", __sbx_cryptoAPI);
-  }
+  // The parts' globals, each with the part that makes it. The web
+  // platform's (WinterTC's minimum common API) are parts of a few
+  // globals each (doc.go, "The web platform's globals"): most steps use
+  // none of them, and a run pays for a part only when its step first
+  // reads one of its globals (or another part needs it).
+  __sbx_lazy("fetch", "fetch");
+  __sbx_lazy("Headers", "headers");
+  __sbx_lazy("Response", "fetch");
+  __sbx_lazy("Request", "request");
+  __sbx_lazy("atob", "text");
+  __sbx_lazy("btoa", "text");
+  __sbx_lazy("TextEncoder", "text");
+  __sbx_lazy("TextDecoder", "text");
+  __sbx_lazy("structuredClone", "clone");
+  __sbx_lazy("DOMException", "dom");
+  __sbx_lazy("Event", "events");
+  __sbx_lazy("EventTarget", "events");
+  __sbx_lazy("AbortController", "abort");
+  __sbx_lazy("AbortSignal", "abort");
+  __sbx_lazy("performance", "performance");
+  __sbx_lazy("Blob", "blob");
+  __sbx_lazy("File", "blob");
+  __sbx_lazy("FormData", "form");
+  __sbx_lazy("URL", "url");
+  __sbx_lazy("URLSearchParams", "params");
+  __sbx_lazy("crypto", "crypto");
+  __sbx_lazy("Crypto", "crypto");
+  __sbx_lazy("CryptoKey", "keys");
+  __sbx_lazy("SubtleCrypto", "subtle");
 
   // Intl (intl.js, over Go host functions) is loaded the first time a step
   // reads the Intl global or calls one of the locale methods ECMA-402
@@ -755,7 +762,7 @@
       let v;
       try {
         v = built ? payload : r[4] === AS_ROWS || r[4] === AS_TABLE ? JSONparse(payload, __sbx_bigints) : JSONparse(payload);
-        if (r[2] === KIND_FETCH) v = new fetchAPI.Response(v); // a fetch started: its part is loaded
+        if (r[2] === KIND_FETCH) v = new loaded.fetch.Response(v); // a fetch started: its part is loaded
         else if (r[4] === AS_UNDEFINED) v = undefined;
         else if (r[4] === AS_DATABASE) v = new modulesAPI.Database(v);
         else if (r[4] === AS_TABLE) v = new modulesAPI.Table(v);

@@ -75,6 +75,49 @@
 // shape and array read in place, and off (the JSON path) if they do not
 // match; TestVMInternals fails then.
 //
+// # The web platform's globals
+//
+// WinterTC's minimum common API (URL, TextEncoder, crypto, Event, Blob,
+// ...) is most of the guest's code and most steps use none of it, so it is
+// in parts: sources compiled to bytecode once per process with the
+// bootstrap, which a VM evaluates the first time its step reads one of
+// their globals (bootstrap.js, __sbx_lazy), or another part needs them.
+// What a first use costs is reading and running its parts' bytecode, and
+// later freeing it, in proportion to their size (about 100 instructions a
+// byte); so each part holds a few globals, the fewest a first use needs,
+// and one part loads another only when a value needs it:
+//
+//   - text.js: atob, btoa, TextEncoder, TextDecoder and the UTF-8 codec;
+//     bytes.js, a BufferSource's bytes (for TextDecoder, crypto.subtle, a
+//     Blob of bytes);
+//   - dom.js: DOMException, loaded when one is made;
+//   - events.js: Event, EventTarget; abort.js: AbortController, AbortSignal;
+//     performance.js;
+//   - blob.js: Blob, File (text.js only for text that is not ASCII);
+//     form.js: FormData;
+//   - clone.js: structuredClone;
+//   - url.js: URL; urlcore.js, the parser of the URLs steps mostly write
+//     (for URL and Request); urlparse.js, the WHATWG parser in full, for
+//     the others and for URL's setters; params.js: URLSearchParams;
+//   - crypto.js: crypto, Crypto; subtle.js: crypto.subtle, SubtleCrypto,
+//     digest; keys.js: CryptoKey, the methods of keys (HMAC, AES-GCM);
+//   - headers.js: Headers; request.js: Request; fetch.js: fetch, Response
+//     (bridge code, bootstrap.js's header).
+//
+// BenchmarkWebFirstUse measures each first use, scripts/firstuse counts
+// its instructions; RATIONALE.md says why the parts are this small, and
+// why URL has two parsers.
+//
+// The parts but headers.js, request.js and fetch.js are library code the
+// step uses, not the bridge: they may load
+// after the step replaced built-ins, and then see its replacements, as any
+// library would. What they must not do is let a step break another global
+// or the bridge: they keep nothing of the bridge's but what bridge hands
+// them (the boot's own captured built-ins), give none of it away, and make
+// their host calls through bridge.host. What fetch reads of their values
+// (an AbortSignal's state, a Blob's bytes) follows the bridge's rules
+// (bootstrap.js's header).
+//
 // A Job's Packages are npm bundles (package npm). Their bytecode is
 // compiled once per process (packages.go); the step's imports of them are
 // rewritten before it compiles (imports.go: the AsyncFunction constructor

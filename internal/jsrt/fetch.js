@@ -1,26 +1,27 @@
-// Stepbox guest bootstrap, part two: the fetch API (fetch, Headers,
-// Response, Request; AbortSignal is web.js's), relayed to the host's FetchProxy. It is most of
-// the guest API's code and few steps use it, so a VM reads it only when a
-// step first reads one of its globals (bootstrap.js, __sbx_fetchAPI), from
-// bytecode compiled by Stepbox itself like the bootstrap's.
+// Stepbox guest bootstrap, part two: the fetch API (fetch and Response;
+// Headers is headers.js's, Request request.js's, AbortSignal abort.js's),
+// relayed to the host's FetchProxy. Few steps use it, so a VM reads it
+// only when a step first reads one of its globals (bootstrap.js,
+// __sbx_lazy), from bytecode compiled by Stepbox itself like the
+// bootstrap's.
 //
 // It may then run after the step changed any global or prototype: it
 // follows bootstrap.js's rules (its header) to the letter, and uses only
-// the built-ins the boot captured, which bridge hands it. bridge is the
-// boot's own object; nothing here keeps it or gives it away.
+// the built-ins the boot captured, which bridge and inner hand it. They
+// are the boot's own objects; nothing here keeps them or gives them away.
 "use strict";
-(function __sbx_fetchPart(bridge) {
+(function __sbx_fetchPart(bridge, inner) {
   const {
-    host, pending, mapSet, KIND_FETCH, __sbx_list, __sbx_resolved,
-    __sbx_rejected, ReflectApply, JSONparse, JSONstringify, ObjectPrototype,
-    ObjectEntries, ObjectFreeze, ObjectHasOwn, ObjectGetOwnPropertyDescriptor,
-    ObjectGetPrototypeOf, ObjectSetPrototypeOf, ArrayIsArray, StringCtor,
-    StringFromCharCode, StringCharCodeAt, StringToLowerCase, PromiseCtor,
-    TypeErrorCtor, MapSize, MapForEach, Uint8ArrayCtor, ArrayBufferIsView,
-    ArrayBufferByteLength, SymbolIterator, TypedArrayLength, TypedArrayBuffer,
-    TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer,
-    DataViewByteOffset, DataViewByteLength, mapDelete, loadedPart,
+    host, __sbx_resolved, __sbx_rejected, ObjectGetPrototypeOf, ReflectApply, ObjectFreeze, StringCtor, StringFromCharCode,
+    StringCharCodeAt, TypeErrorCtor, Uint8ArrayCtor, ArrayBufferIsView, ArrayBufferByteLength,
+    TypedArrayBuffer, TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer, DataViewByteOffset,
+    DataViewByteLength, loadedPart,
   } = bridge;
+  const {
+    pending, mapSet, KIND_FETCH, JSONparse, JSONstringify, ObjectPrototype, ObjectHasOwn,
+    ObjectGetOwnPropertyDescriptor, PromiseCtor, TypedArrayLength, mapDelete,
+  } = inner;
+  const { Headers, __sbx_headerPairs: headerPairs } = bridge.part("headers");
 
 
   const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -34,7 +35,6 @@
     return c === 43 ? 62 : c === 47 ? 63 : -1;
   }
 
-  function __sbx_lower(s) { return ReflectApply(StringToLowerCase, StringCtor(s), []); }
 
   function __sbx_b64encode(bytes) {
     const len = ReflectApply(TypedArrayLength, bytes, []);
@@ -103,8 +103,8 @@
     return out;
   }
 
-  // __sbx_is tells an ArrayBuffer (ArrayBufferByteLength) or a Map
-  // (MapSize) by its internal slot: whether the getter takes v.
+  // __sbx_is tells an ArrayBuffer (ArrayBufferByteLength) by its internal
+  // slot: whether the getter takes v.
   function __sbx_is(getter, v) {
     try {
       ReflectApply(getter, v, []);
@@ -127,115 +127,6 @@
     }
     return new Uint8ArrayCtor(buffer, offset, length);
   }
-
-  let headerPairs; // (Headers) -> its pairs, for a fetch request's JSON
-
-  class Headers {
-    #list = __sbx_list(); // [lower-case name, value] pairs
-    constructor(init) {
-      if (init === undefined || init === null) return;
-      if (typeof init !== "object" && typeof init !== "function") {
-        throw new TypeErrorCtor("Headers: init must be an object, an array of [name, value] pairs or a Headers");
-      }
-      if (#list in init) {
-        const l = init.#list;
-        for (let i = 0; i < l.length; i++) this.#append(l[i][0], l[i][1]);
-        return;
-      }
-      if (ArrayIsArray(init)) {
-        for (let i = 0; i < init.length; i++) {
-          const pair = init[i];
-          this.#append(pair[0], pair[1]);
-        }
-        return;
-      }
-      if (__sbx_is(MapSize, init)) {
-        const self = this;
-        ReflectApply(MapForEach, init, [function __sbx_header(value, name) { self.#append(name, value); }]);
-        return;
-      }
-      const iterate = init[SymbolIterator];
-      if (typeof iterate === "function") {
-        // Another iterable of the step's: its own iterator.
-        const it = ReflectApply(iterate, init, []);
-        for (let r = it.next(); !r.done; r = it.next()) this.#append(r.value[0], r.value[1]);
-        return;
-      }
-      const entries = ObjectEntries(init);
-      for (let i = 0; i < entries.length; i++) this.#append(entries[i][0], entries[i][1]);
-    }
-    #append(name, value) {
-      const l = this.#list;
-      l[l.length] = [__sbx_lower(name), StringCtor(value)];
-    }
-    #remove(n) {
-      const l = this.#list;
-      const keep = __sbx_list();
-      for (let i = 0; i < l.length; i++) if (l[i][0] !== n) keep[keep.length] = l[i];
-      this.#list = keep;
-    }
-    #get(n) {
-      const l = this.#list;
-      let v = null;
-      for (let i = 0; i < l.length; i++) if (l[i][0] === n) v = v === null ? l[i][1] : v + ", " + l[i][1];
-      return v;
-    }
-    // #entries are the headers as fetch shows them: one per name, sorted,
-    // repeated values joined.
-    #entries() {
-      const l = this.#list;
-      const names = __sbx_list();
-      for (let i = 0; i < l.length; i++) {
-        const n = l[i][0];
-        let j = 0;
-        while (j < names.length && names[j] !== n) j++;
-        if (j === names.length) names[j] = n;
-      }
-      for (let i = 1; i < names.length; i++) {
-        const n = names[i];
-        let j = i - 1;
-        for (; j >= 0 && names[j] > n; j--) names[j + 1] = names[j];
-        names[j + 1] = n;
-      }
-      const out = __sbx_list();
-      for (let i = 0; i < names.length; i++) out[i] = [names[i], this.#get(names[i])];
-      return out;
-    }
-    static {
-      headerPairs = function __sbx_headerPairs(h) {
-        const l = h.#list;
-        const out = __sbx_list();
-        for (let i = 0; i < l.length; i++) out[i] = ObjectSetPrototypeOf([l[i][0], l[i][1]], null);
-        return out;
-      };
-    }
-    append(name, value) { this.#append(name, value); }
-    set(name, value) {
-      const n = __sbx_lower(name);
-      this.#remove(n);
-      const l = this.#list;
-      l[l.length] = [n, StringCtor(value)];
-    }
-    delete(name) { this.#remove(__sbx_lower(name)); }
-    get(name) { return this.#get(__sbx_lower(name)); }
-    has(name) { return this.#get(__sbx_lower(name)) !== null; }
-    forEach(fn, thisArg) {
-      const e = this.#entries();
-      for (let i = 0; i < e.length; i++) ReflectApply(fn, thisArg, [e[i][1], e[i][0], this]);
-    }
-    entries() { return __sbx_iterate(this.#entries(), 0); }
-    keys() { return __sbx_iterate(this.#entries(), 1); }
-    values() { return __sbx_iterate(this.#entries(), 2); }
-    [SymbolIterator]() { return __sbx_iterate(this.#entries(), 0); }
-  }
-
-  // __sbx_iterate walks a snapshot of #entries: pairs (kind 0), names (1)
-  // or values (2). Its body runs in the step's calls of next, and reads
-  // nothing.
-  function* __sbx_iterate(list, kind) {
-    for (let i = 0; i < list.length; i++) yield kind === 0 ? list[i] : list[i][kind - 1];
-  }
-
 
   class Response {
     // Fields, not assignments: defining them never meets a setter the step
@@ -298,15 +189,15 @@
 
   // __sbx_body returns a body as [text] or [bytes, its Blob's type], or
   // undefined if it is none of the kinds fetch sends: a string, an
-  // ArrayBuffer, a typed array or DataView, a Blob (web.js's), a
+  // ArrayBuffer, a typed array or DataView, a Blob (blob.js's), a
   // URLSearchParams-like form (its own toString).
   function __sbx_body(body) {
     let text;
     if (typeof body === "string") return [body];
     if (__sbx_is(ArrayBufferByteLength, body)) return [new Uint8ArrayCtor(body)];
     if (ArrayBufferIsView(body)) return [__sbx_viewBytes(body)];
-    const web = loadedPart("web"); // a Blob exists only once web.js is loaded
-    const blob = web === undefined ? undefined : web.__sbx_blobBytes(body);
+    const blobs = loadedPart("blob"); // a Blob exists only once blob.js is loaded
+    const blob = blobs === undefined ? undefined : blobs.__sbx_blobBytes(body);
     if (blob !== undefined) return [blob, body.type];
     if (typeof body === "object" && (text = __sbx_formText(body)) !== undefined) return [text];
     return undefined;
@@ -314,11 +205,11 @@
   const BODY_KINDS = "a string, an ArrayBuffer, a typed array, a Blob or a URLSearchParams (use JSON.stringify for JSON)";
 
   // __sbx_signal is what fetch knows of init.signal: undefined, or
-  // web.js's view of an AbortSignal ({ aborted, reason, timeoutMs }).
+  // abort.js's view of an AbortSignal ({ aborted, reason, timeoutMs }).
   function __sbx_signal(signal) {
     if (signal === undefined || signal === null) return undefined;
-    const web = loadedPart("web"); // an AbortSignal exists only once web.js is loaded
-    const info = web === undefined ? undefined : web.__sbx_signalInfo(signal);
+    const abort = loadedPart("abort"); // an AbortSignal exists only once abort.js is loaded
+    const info = abort === undefined ? undefined : abort.__sbx_signalInfo(signal);
     if (info === undefined) throw new TypeErrorCtor("fetch: signal must be an AbortSignal");
     return info;
   }
@@ -365,7 +256,7 @@
       if (info !== undefined) {
         // Aborted before the reply: the promise rejects with the reason,
         // and the reply, when it comes, finds nothing pending.
-        loadedPart("web").__sbx_onAbort(signal, function __sbx_fetchAborted(reason) {
+        loadedPart("abort").__sbx_onAbort(signal, function __sbx_fetchAborted(reason) {
           mapDelete(pending, id);
           reject(reason);
         });
@@ -373,97 +264,18 @@
     });
   }
 
-  // ---- Request --------------------------------------------------------------
-
-  const METHODS = { __proto__: null, delete: "DELETE", get: "GET", head: "HEAD", options: "OPTIONS", post: "POST", put: "PUT", patch: "PATCH" };
-  let requestOf;
-  class Request {
-    #url; #method; #headers; #body = null; #bodyType = ""; #signal; #redirect; #used = false;
-    constructor(input, init = undefined) {
-      if (init === undefined || init === null) init = NO_INIT;
-      const web = bridge.part("web");
-      const from = input !== null && typeof input === "object" && #url in input ? input : undefined;
-      if (from !== undefined) {
-        this.#url = from.#url; this.#method = from.#method; this.#body = from.#body; this.#bodyType = from.#bodyType;
-        this.#redirect = from.#redirect; this.#signal = from.#signal;
-        this.#headers = new Headers(from.#headers);
-      } else {
-        const URLCtor = bridge.part("url").URL;
-        let u;
-        try { u = new URLCtor(StringCtor(input)); } catch (_) { throw new TypeErrorCtor("Request: invalid URL: " + StringCtor(input)); }
-        if (u.username !== "" || u.password !== "") throw new TypeErrorCtor("Request: the URL must not carry credentials: " + u.href);
-        this.#url = u.href; this.#method = "GET"; this.#redirect = "follow";
-        this.#signal = new web.AbortController().signal;
-        this.#headers = new Headers();
-      }
-      if (init.method !== undefined) {
-        const m = StringCtor(init.method);
-        if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(m)) throw new TypeErrorCtor("Request: '" + m + "' is not a valid HTTP method");
-        const l = __sbx_lower(m);
-        if (l === "connect" || l === "trace" || l === "track") throw new TypeErrorCtor("Request: '" + m + "' HTTP method is unsupported");
-        this.#method = l in METHODS && l !== "patch" ? METHODS[l] : m;
-      }
-      if (init.headers !== undefined && init.headers !== null) this.#headers = new Headers(init.headers);
-      if (init.redirect !== undefined) {
-        const r = StringCtor(init.redirect);
-        if (r !== "follow" && r !== "manual" && r !== "error") throw new TypeErrorCtor("Request: redirect must be follow, manual or error");
-        this.#redirect = r;
-      }
-      if (init.signal !== undefined && init.signal !== null) {
-        if (web.__sbx_signalInfo(init.signal) === undefined) throw new TypeErrorCtor("Request: signal must be an AbortSignal");
-        this.#signal = init.signal;
-      }
-      if (init.body !== undefined && init.body !== null) {
-        if (this.#method === "GET" || this.#method === "HEAD") throw new TypeErrorCtor("Request with GET/HEAD method cannot have body.");
-        const b = __sbx_body(init.body);
-        if (b === undefined) throw new TypeErrorCtor("Request: body must be " + BODY_KINDS);
-        this.#body = typeof b[0] === "string" ? b[0] : b[0].slice();
-        let type = b.length > 1 ? b[1] : typeof init.body === "string" ? "text/plain;charset=UTF-8" : "";
-        if (typeof b[0] === "string" && typeof init.body !== "string") type = "application/x-www-form-urlencoded;charset=UTF-8";
-        if (type !== "" && !this.#headers.has("content-type")) this.#headers.set("content-type", type);
-      } else if (from !== undefined && init.body === null) {
-        this.#body = null;
-      }
-    }
-    get url() { return this.#url; }
-    get method() { return this.#method; }
-    get headers() { return this.#headers; }
-    get signal() { return this.#signal; }
-    get redirect() { return this.#redirect; }
-    get bodyUsed() { return this.#used; }
-    #bytes() {
-      if (this.#used) throw new TypeErrorCtor("Body is unusable: body has already been read");
-      this.#used = true;
-      const b = this.#body;
-      return b === null ? new Uint8ArrayCtor(0) : typeof b === "string" ? bridge.part("text").__sbx_utf8(b) : b.slice();
-    }
-    text() { try { return __sbx_resolved(__sbx_utf8decode(this.#bytes())); } catch (e) { return __sbx_rejected(e); } }
-    json() { try { return __sbx_resolved(JSONparse(__sbx_utf8decode(this.#bytes()))); } catch (e) { return __sbx_rejected(e); } }
-    arrayBuffer() { try { return __sbx_resolved(ReflectApply(TypedArrayBuffer, this.#bytes(), [])); } catch (e) { return __sbx_rejected(e); } }
-    blob() {
-      try {
-        const b = this.#bytes();
-        return __sbx_resolved(new (bridge.part("web").Blob)([b], { type: this.#headers.get("content-type") || "" }));
-      } catch (e) { return __sbx_rejected(e); }
-    }
-    clone() {
-      if (this.#used) throw new TypeErrorCtor("Request.clone: the body has already been read");
-      return new Request(this);
-    }
-    static {
-      requestOf = function __sbx_requestOf(v) {
-        if (v === null || typeof v !== "object" || !(#url in v)) return undefined;
-        return { __proto__: null, url: v.#url, method: v.#method, headers: v.#headers, body: v.#body, signal: v.#signal, redirect: v.#redirect };
-      };
-    }
+  // __sbx_requestOf is a Request's fields, or undefined for what is not a
+  // Request (none exists before request.js is loaded).
+  function __sbx_requestOf(v) {
+    const request = loadedPart("request");
+    return request === undefined ? undefined : request.__sbx_requestOf(v);
   }
-  function __sbx_requestOf(v) { return requestOf(v); }
 
   return ObjectFreeze({
     __proto__: null,
     fetch: function fetch(input, init) { return __sbx_fetch(input, init); },
-    Headers: Headers,
     Response: Response,
-    Request: Request,
+    // for request.js, not globals
+    __sbx_body: __sbx_body, __sbx_bodyKinds: BODY_KINDS, __sbx_utf8decode: __sbx_utf8decode,
   });
 })

@@ -296,7 +296,7 @@ const view = new DataView(new Uint8Array([1, 2, 3, 4]).buffer, 1, 2);
 class Form { toString() { $own = true; const s = "a=1&b=2"; $own = false; return s; } }
 const form = new Form();
 const buffer = bytes.buffer;
-const signal = AbortSignal.timeout(3600000); // web.js's, library code the step uses: made by the step; it does not fire in the run, so no web.js code runs in a later phase
+const signal = AbortSignal.timeout(3600000); // abort.js's, library code the step uses: made by the step; it does not fire in the run, so no abort.js code runs in a later phase
 let fetchErr, bodyErr, usedErr;
 $own = false;
 const r1 = await $mine(fetch("https://api.test/json", { method: "POST", headers: h1, body: "hi", redirect: "manual", timeoutMs: 500 }));

@@ -3,13 +3,16 @@
 // __sbx_modules; most runs are not), from bytecode of their own like the
 // fetch API's (fetch.js, whose header says what a part may do).
 "use strict";
-(function __sbx_modulesPart(bridge) {
+(function __sbx_modulesPart(bridge, inner) {
   const {
-    host, pending, mapSet, KIND_MODULE, AS_IS, AS_UNDEFINED, AS_DATABASE, AS_ROWS, AS_TABLE, AS_CONNECTION, MapCtor, mapGet, ObjectHasOwn, ObjectPrototype, SymbolIterator,
-    readRows, __sbx_json, __sbx_rejected, __sbx_resolved, ArrayIsArray, ErrorCtor, ObjectDefineProperty,
-    JSONstringify, ObjectFreeze, ObjectSetPrototypeOf, PromiseCtor, StringCtor,
-    SymbolCtor, TypeErrorCtor, JSONparse,
+    host, SymbolIterator, __sbx_rejected, __sbx_resolved, ArrayIsArray, ErrorCtor, ObjectFreeze, StringCtor,
+    TypeErrorCtor,
   } = bridge;
+  const {
+    pending, mapSet, KIND_MODULE, AS_IS, AS_UNDEFINED, AS_DATABASE, AS_ROWS, AS_TABLE, AS_CONNECTION, MapCtor,
+    mapGet, ObjectHasOwn, ObjectPrototype, readRows, __sbx_json, ObjectDefineProperty, JSONstringify,
+    ObjectSetPrototypeOf, PromiseCtor, SymbolCtor, JSONparse,
+  } = inner;
   // The linked GLPK's version ("5.0"), written in by runtime.go, as
   // glpk.js's glpk.version is its own.
   const GLPK_VERSION = __SBX_GLPK_VERSION__;

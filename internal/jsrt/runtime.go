@@ -32,14 +32,38 @@ var bootstrapSource string
 //go:embed fetch.js
 var fetchSource string
 
+//go:embed headers.js
+var headersSource string
+
+//go:embed request.js
+var requestSource string
+
 //go:embed modules.js
 var modulesSource string
 
 //go:embed text.js
 var textSource string
 
-//go:embed web.js
-var webSource string
+//go:embed bytes.js
+var bytesSource string
+
+//go:embed dom.js
+var domSource string
+
+//go:embed events.js
+var eventsSource string
+
+//go:embed abort.js
+var abortSource string
+
+//go:embed performance.js
+var performanceSource string
+
+//go:embed blob.js
+var blobSource string
+
+//go:embed form.js
+var formSource string
 
 //go:embed clone.js
 var cloneSource string
@@ -47,21 +71,49 @@ var cloneSource string
 //go:embed url.js
 var urlSource string
 
+//go:embed urlcore.js
+var urlcoreSource string
+
+//go:embed urlparse.js
+var urlparseSource string
+
+//go:embed params.js
+var paramsSource string
+
 //go:embed crypto.js
 var cryptoSource string
+
+//go:embed subtle.js
+var subtleSource string
+
+//go:embed keys.js
+var keysSource string
 
 // partSources are the parts of the guest API a VM evaluates when a step
 // first uses them (bootstrap.js, loadPart), by name.
 var partSources = map[string]string{
-	"fetch":   fetchSource,
-	"modules": strings.Replace(modulesSource, "__SBX_GLPK_VERSION__", strconv.Quote(glpk.Version()), 1),
-	"intl":    intlSource,
-	"text":    textSource,
-	"web":     webSource,
-	"clone":   cloneSource,
-	"url":     urlSource,
-	"crypto":  cryptoSource,
-	"zone":    zoneSource,
+	"fetch":       fetchSource,
+	"headers":     headersSource,
+	"request":     requestSource,
+	"modules":     strings.Replace(modulesSource, "__SBX_GLPK_VERSION__", strconv.Quote(glpk.Version()), 1),
+	"intl":        intlSource,
+	"text":        textSource,
+	"bytes":       bytesSource,
+	"dom":         domSource,
+	"events":      eventsSource,
+	"abort":       abortSource,
+	"performance": performanceSource,
+	"blob":        blobSource,
+	"form":        formSource,
+	"clone":       cloneSource,
+	"url":         urlSource,
+	"urlcore":     urlcoreSource,
+	"urlparse":    urlparseSource,
+	"params":      paramsSource,
+	"crypto":      cryptoSource,
+	"subtle":      subtleSource,
+	"keys":        keysSource,
+	"zone":        zoneSource,
 }
 
 // bundle is the bootstrap's bytecode: the part every VM evaluates, and

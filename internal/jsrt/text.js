@@ -1,65 +1,30 @@
 // Stepbox guest bootstrap, a part: the text globals, atob, btoa,
-// TextEncoder and TextDecoder (UTF-8 only), and the byte helpers the other
-// web parts share. It is a part of its own, apart from web.js, because it
-// is what steps use most: a step that only base64-encodes a credential
-// reads a few kilobytes of bytecode, not all of web.js. A VM reads it when
-// a step first reads one of these globals (bootstrap.js, __sbx_lazy), or
-// when another part that needs it loads.
+// TextEncoder and TextDecoder (UTF-8 only), and the UTF-8 codec the other
+// web parts share. A VM reads it when a step first reads one of these
+// globals (bootstrap.js, __sbx_lazy), or when another part first needs
+// the codec. A BufferSource's bytes are bytes.js's.
 //
-// Library code, as web.js is (its header says what that means). The one
-// thing of web.js it needs, DOMException, it asks for only when it throws
-// one, so its first use does not load web.js.
+// Library code the step uses (doc.go, "The web platform's globals"). The
+// one thing of another part it needs, DOMException, it asks for only when
+// it throws one, so its first use does not load dom.js.
 "use strict";
 (function __sbx_textPart(bridge) {
-  const { ReflectApply, StringCtor, StringFromCharCode, StringCharCodeAt, Uint8ArrayCtor, ArrayBufferIsView,
-    ArrayBufferByteLength, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer,
-    DataViewByteOffset, DataViewByteLength, TypeErrorCtor, ObjectFreeze } = bridge;
+  const { ReflectApply, StringCtor, StringFromCharCode, Uint8ArrayCtor, TypedArrayName, TypeErrorCtor, ObjectFreeze,
+    ObjectGetPrototypeOf } = bridge;
   const RangeErrorCtor = RangeError;
   const SymbolToStringTag = Symbol.toStringTag;
 
-  function __sbx_is(getter, v) {
-    try { ReflectApply(getter, v, []); return true; } catch (_) { return false; }
-  }
   function __sbx_setTag(C, name) {
     Object.defineProperty(C.prototype, SymbolToStringTag, { value: name, configurable: true });
   }
-  // A DOMException is web.js's, loaded when the first one is thrown.
-  function __sbx_dom(message, name) { return bridge.part("web").__sbx_dom(message, name); }
-
-  // ---- bytes ----------------------------------------------------------------
-
-  // __sbx_bytes returns the bytes of a BufferSource (an ArrayBuffer, a typed
-  // array or a DataView) as a Uint8Array over them, or undefined.
-  function __sbx_view(v) {
-    if (v === null || typeof v !== "object") return undefined;
-    if (__sbx_is(ArrayBufferByteLength, v)) return new Uint8ArrayCtor(v);
-    if (!ArrayBufferIsView(v)) return undefined;
-    try {
-      return new Uint8ArrayCtor(ReflectApply(TypedArrayBuffer, v, []), ReflectApply(TypedArrayByteOffset, v, []), ReflectApply(TypedArrayByteLength, v, []));
-    } catch (_) {
-      return new Uint8ArrayCtor(ReflectApply(DataViewBuffer, v, []), ReflectApply(DataViewByteOffset, v, []), ReflectApply(DataViewByteLength, v, []));
-    }
-  }
+  // A plain Uint8Array is its own bytes; another BufferSource's are
+  // bytes.js's to find.
   function __sbx_bufferSource(v, what) {
-    const b = __sbx_view(v);
-    if (b === undefined) throw new TypeErrorCtor(what + " must be an ArrayBuffer, a typed array or a DataView");
-    return b;
+    if (ReflectApply(TypedArrayName, v, []) === "Uint8Array" && ObjectGetPrototypeOf(v) === Uint8ArrayCtor.prototype) return v;
+    return bridge.part("bytes").__sbx_bufferSource(v, what);
   }
-  // __sbx_binary is bytes as a binary string (a character per byte), the
-  // form bytes cross the bridge in; __sbx_fromBinary is its inverse.
-  function __sbx_binary(b) {
-    let out = "";
-    const n = b.length;
-    for (let i = 0; i < n; i += 4096) {
-      out += ReflectApply(StringFromCharCode, undefined, b.subarray(i, i + 4096 < n ? i + 4096 : n));
-    }
-    return out;
-  }
-  function __sbx_fromBinary(s) {
-    const out = new Uint8ArrayCtor(s.length);
-    for (let i = 0; i < s.length; i++) out[i] = ReflectApply(StringCharCodeAt, s, [i]);
-    return out;
-  }
+  // A DOMException is dom.js's, loaded when the first one is thrown.
+  function __sbx_dom(message, name) { return bridge.part("dom").__sbx_dom(message, name); }
 
   // ---- base64 -----------------------------------------------------------------
 
@@ -237,6 +202,6 @@
     __proto__: null,
     atob, btoa, TextEncoder, TextDecoder,
     // for the other parts, not globals
-    __sbx_view, __sbx_bufferSource, __sbx_binary, __sbx_fromBinary, __sbx_utf8, __sbx_utf8decode,
+    __sbx_utf8, __sbx_utf8decode,
   });
 })

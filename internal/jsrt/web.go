@@ -19,7 +19,8 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// The web part's host operations (web.js, url.js, crypto.js):
+// The web parts' host operations (performance.js, events.js, url.js,
+// crypto.js, subtle.js):
 // host("web", op, ...). Randomness and cryptography are the Go standard
 // library's, never guest code. Bytes cross the bridge as binary strings,
 // one character (U+0000 to U+00FF) per byte.
@@ -107,6 +108,9 @@ func (rn *run) webCall(args []any) (any, error) {
 		return aesGCM(encrypt, parts[0], parts[1], parts[2], parts[3], int(tagBytes))
 	case "idna":
 		domain, _ := arg[string](args, 2)
+		if emptyPunycodeLabel(domain) {
+			return nil, errors.New("invalid domain: a label is xn-- alone")
+		}
 		ascii, err := idnaProfile.ToASCII(domain)
 		if err != nil {
 			return nil, fmt.Errorf("invalid domain: %w", err)
@@ -114,6 +118,19 @@ func (rn *run) webCall(args []any) (any, error) {
 		return ascii, nil
 	}
 	return nil, fmt.Errorf("unknown web operation %q", op)
+}
+
+// emptyPunycodeLabel reports whether a label of domain is "xn--" and no
+// more, which UTS #46 refuses (its Punycode is empty) and
+// golang.org/x/net/idna turns into an empty label ("a.xn--" into "a.").
+func emptyPunycodeLabel(domain string) bool {
+	dot := func(r rune) bool { return r == '.' || r == '\u3002' || r == '\uff0e' || r == '\uff61' } // UTS #46's full stops
+	for _, label := range strings.FieldsFunc(domain, dot) {
+		if strings.EqualFold(label, "xn--") {
+			return true
+		}
+	}
+	return false
 }
 
 func newHash(alg string) (hash.Hash, error) {

@@ -32,6 +32,23 @@ async function run() {
     ["/p", "mailto:x"], ["#f", "mailto:x"], ["x", "not a url"], ["http:"], ["http://"], ["://x"], ["a"], [""],
     ["http://h:8080", "ws://other"], ["  \u0000http://h/\u0001 "], ["HTTP://H/%7e?%7e#%7e"], ["http://1.1.1.1.1/"],
     ["http://[::127.0.0.1]/"], ["http://[1::]/"], ["http://[1:0::0:1]/"], ["http://[0:0:1:0:0:0:0:0]/"], ["http://h/p?%zz#%"],
+    // url.js's own parser takes these, or leaves them to the full one (urlparse.js) at its bounds
+    ["http://Example.COM/A/B?Q=1#F"], ["HTTP://example.com:80/"], ["https://example.com:0443/x"], ["https://example.com:443"],
+    ["http://example.com:65535/"], ["http://example.com:65536/"], ["http://example.com:/x"], ["http://example.com:8080"],
+    ["http://example.com:8x/"], ["http://a_b-c.example/"], ["http://a.xn--/"], ["http://xn--.a/"], ["http://XN--.a/"], ["http://example.com./"], ["http://example..com/"], ["http://.example.com/"],
+    ["http://-x-.com/"], ["http://1example.com/"], ["http://example.123/"], ["http://example.0x1f/"], ["http://example.1a/"],
+    ["http://xn--nxasmq6b.com/"], ["http://XN--NXASMQ6B.com/"], ["http://user@example.com/"],
+    ["http://example.com/a/./b"], ["http://example.com/a/%2E%2e/b"], ["http://example.com/a.b/.c/..d/c./e.."],
+    ["http://example.com/%20%zz/x"], ["http://example.com/a|b^c~d!$&'()*+,;=:@"], ["http://example.com/?q=a|b^c`d{}~"],
+    ["http://example.com/#a|b?c#d'{}"], ["http://example.com?x"], ["http://example.com#x"], ["ws://example.com/chat"],
+    ["wss://example.com:443/"], ["ftp://example.com:21/file"], ["http://example.com//a//b/"], ["http:///example.com/"],
+    ["https://example.com/\u00e9"], ["  https://example.com/  "], ["http://exa mple.com/"], ["http://example.com/a b"],
+    ["/a/b?c#d", "https://example.com/x/y"], ["a/b", "https://example.com/x/y"], ["a/b", "https://example.com/"],
+    ["?q=1", "https://example.com/x/y?z#w"], ["#h", "https://example.com/x?z#w"], ["", "https://example.com/x?z#w"],
+    ["./a", "https://example.com/x/y"], ["../a", "https://example.com/x/y"], ["/", "http://example.com:8080/x"],
+    ["b", "http://u:p@example.com/a/"], ["x:y", "http://example.com/"], ["https://other.com/p", "http://example.com/"],
+    ["//other.com/p", "http://example.com/"], ["a", "file:///x/y"], ["http:x", "http://example.com/a/"],
+    ["a?b#c", "wss://example.com/d/e?f#g"], ["a", "HTTP://EXAMPLE.COM"], ["/a", "https://example.com/\u00e9"],
   ];
   out.url = urls.map(([i, b]) => {
     try {
@@ -61,6 +78,11 @@ async function run() {
     l.push(attempt(() => new URLSearchParams([["a"]])));
     l.push(new URLSearchParams("a=1&a=2&b=3").has("a", "2"));
     out.searchParams = l;
+  }
+  {
+    const p = new URLSearchParams("%EF%BB%BFa=1&b=%FF&c=100%&d=%e9&e=%C3%A9+x&f=%2B+%20&g=a%26b%3Dc&%zz%=1&h=%F0%9F%98%80&i=%ED%A0%80&j=%C0%80&k=\u00e9&l=%E2%82");
+    const s = new URLSearchParams({ a: "\u00e9 \u20ac\u{1F600}*-._~!'()/?#&=+%", b: "\uD800x" });
+    out.searchParamsCodec = [[...p].map(([k, v]) => [units(k), units(v)]), s.toString(), new URL("http://x/?%EF%BB%BF=%C3%A9+1&x=%FF").searchParams.toString()];
   }
 
   // ---- TextEncoder, TextDecoder -----------------------------------------
