@@ -14,6 +14,7 @@ import (
 	lib "modernc.org/libquickjs"
 	"modernc.org/quickjs"
 
+	"github.com/stepbox/stepbox/internal/intl"
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/modules/duckdb"
 )
@@ -40,6 +41,7 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 		return ipc.Failed(&ipc.Failure{Code: ipc.CodeUnavailable, Message: err.Error()}, ipc.Stats{})
 	}
 	defer r.release(m)
+	m.intl = intl.Env{Locales: r.locales, TimeZone: DefaultTimeZone}
 	if preloaded {
 		codes = nil
 	}
