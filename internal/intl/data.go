@@ -22,9 +22,13 @@ const (
 	pluralOther
 )
 
+// pluralExactOne is the index in a plurals array of CLDR's explicit "1"
+// (count-1: fr's compact "mille", not "1 millier").
+const pluralExactOne = 6
+
 // plurals is a text by plural category; CLDR's "other" is always there,
 // the others only where the locale distinguishes them.
-type plurals [6]str
+type plurals [7]str
 
 // get is the text for category c, or the locale's "other" where it has
 // none for c.
@@ -200,8 +204,8 @@ type zone struct {
 	metazones []metazoneSpan
 }
 
-// metazoneSpan is a metazone of a zone from a time (Unix seconds; the
-// first span starts at minInt64) until the next span's start.
+// metazoneSpan is a metazone of a zone from a time (Unix seconds) until
+// the next span's start; before the first, the zone has none.
 type metazoneSpan struct {
 	from     int64
 	metazone uint16 // 0: none

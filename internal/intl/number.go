@@ -28,6 +28,7 @@ type NumberFormat struct {
 	notation, compactDisplay, signDisplay          string
 	roundingMode, roundingPriority, trailingZero   string
 	useGrouping                                    string // "auto", "always", "min2" or "" for false
+	percentUnit                                    bool   // unit "percent", short or narrow
 
 	minInt, minFrac, maxFrac, minSig, maxSig int
 	roundingType                             string // "fraction", "significant", "morePrecision", "lessPrecision"
@@ -124,6 +125,9 @@ func (e *Env) NewNumberFormat(locales []string, o NumberOptions) (*NumberFormat,
 		f.currency, f.currencyDisplay, f.currencySign = strings.ToUpper(cur), curDisplay, curSign
 	case "unit":
 		f.unit, f.unitDisplay = unit, unitDisplay
+		// ICU writes percent as a unit with the percent pattern, except
+		// long ("1,5 Prozent").
+		f.percentUnit = unit == "percent" && unitDisplay != "long"
 	}
 	if f.notation, err = o.str("notation", "standard", "standard", "scientific", "engineering", "compact"); err != nil {
 		return nil, err
@@ -412,6 +416,7 @@ type numPattern struct {
 	hasNeg               bool
 	primary, secondary   int // grouping sizes; 0 none
 	zeros                int // the integer zeros: a compact pattern's digits
+	noDigits             bool
 }
 
 func parseAffix(s string) []affix {
@@ -470,6 +475,7 @@ func parseNumPattern(s string) numPattern {
 	var p numPattern
 	pre, num, suf := splitPattern(pos)
 	p.posPrefix, p.posSuffix = parseAffix(pre), parseAffix(suf)
+	p.noDigits = num == ""
 	ip, _, _ := strings.Cut(num, ".")
 	ip, _, _ = strings.Cut(ip, "E")
 	p.zeros = strings.Count(ip, "0")
@@ -495,7 +501,7 @@ func (f *NumberFormat) stylePattern() numPattern {
 	switch {
 	case f.notation == "scientific" || f.notation == "engineering":
 		return parseNumPattern(l.patterns[patScientific].String())
-	case f.style == "percent":
+	case f.style == "percent" || f.percentUnit:
 		return parseNumPattern(l.patterns[patPercent].String())
 	case f.style == "currency" && f.currencyDisplay != "name":
 		if f.currencySign == "accounting" {
@@ -659,6 +665,9 @@ func (f *NumberFormat) parts(n number) []Part {
 	}
 	ip, fp := r.render(f.minInt, minFrac)
 	num := f.digitParts(ip, fp, pat)
+	if pat.noDigits {
+		num = nil // a compact pattern that is a word: fr's "mille"
+	}
 	if f.notation == "scientific" || f.notation == "engineering" {
 		num = append(num, Part{Type: "exponentSeparator", Value: l.symbols[symExponential].String()})
 		if exp < 0 {
@@ -676,7 +685,7 @@ func (f *NumberFormat) parts(n number) []Part {
 func (f *NumberFormat) digitParts(ip, fp string, pat numPattern) []Part {
 	l := f.loc
 	dec, grp := l.symbols[symDecimal], l.symbols[symGroup]
-	if f.style == "currency" && f.currencyDisplay != "name" {
+	if f.style == "currency" {
 		if l.symbols[symCurrencyDecimal] != 0 {
 			dec = l.symbols[symCurrencyDecimal]
 		}
@@ -781,7 +790,7 @@ func (f *NumberFormat) wrap(pat numPattern, num []Part, neg, zero, nan bool, cat
 	out = append(out, num...)
 	out = f.affixParts(out, suffix, currency, num, false)
 	switch {
-	case f.style == "unit":
+	case f.style == "unit" && !f.percentUnit:
 		return f.unitParts(out, cat)
 	case f.style == "currency" && f.currencyDisplay == "name":
 		return f.currencyNameParts(out, cat)
@@ -821,7 +830,11 @@ func (f *NumberFormat) affixParts(out []Part, a []affix, currency string, num []
 		case '+':
 			out = append(out, Part{Type: "plusSign", Value: l.symbols[symPlus].String()})
 		case '%':
-			out = append(out, Part{Type: "percentSign", Value: l.symbols[symPercent].String()})
+			typ := "percentSign"
+			if f.percentUnit {
+				typ = "unit"
+			}
+			out = append(out, Part{Type: typ, Value: l.symbols[symPercent].String()})
 		case 'c':
 			out = append(out, Part{Type: "compact", Value: x.text})
 		case '$':
@@ -1021,8 +1034,11 @@ func (f *NumberFormat) compact(d decimal, neg bool) (decimal, numPattern, bool) 
 			continue
 		}
 		ip, fp := sr.render(f.minInt, minFrac)
-		cat := f.plural.category(ip, fp)
-		p := parseNumPattern(pats.get(cat))
+		text := pats.get(f.plural.category(ip, fp))
+		if ip == "1" && fp == "" && pats[pluralExactOne] != 0 {
+			text = pats[pluralExactOne].String()
+		}
+		p := parseNumPattern(text)
 		p.primary = 0
 		return scaled, markCompact(p), true
 	}

@@ -38,6 +38,10 @@ func PluralLocale(requested []string, def string) string {
 			return base
 		}
 		b, _ := t.Base()
+		lang := language.Make(b.String())
+		if r, conf := t.Region(); conf == language.Exact && !samePlurals(t, lang) {
+			return b.String() + "-" + r.String() // pt-PT's rules are not pt's
+		}
 		return b.String()
 	}
 	return def
@@ -123,6 +127,19 @@ func millionsMany(tag language.Tag) bool {
 		return true
 	}
 	return false
+}
+
+// samePlurals reports whether a and b have the same cardinal rules over
+// pluralProbes.
+func samePlurals(a, b language.Tag) bool {
+	for _, d := range pluralProbes {
+		fa, errA := matchDecimal(plural.Cardinal, a, d)
+		fb, errB := matchDecimal(plural.Cardinal, b, d)
+		if errA != nil || errB != nil || fa != fb {
+			return false
+		}
+	}
+	return true
 }
 
 // pluralProbes are the integers and the decimals with up to two places

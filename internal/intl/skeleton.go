@@ -245,6 +245,20 @@ func parseSkeleton(s string) skeleton {
 	return sk
 }
 
+// base is the skeleton's fields with each letter's shortest length of
+// its type: the widths of a numeric field do not count.
+func (s *skeleton) base() [fCount]int {
+	var b [fCount]int
+	for i, l := range s.letter {
+		if l == 0 {
+			continue
+		}
+		t, _ := typeOf(l, int(s.length[i]))
+		b[i] = int(l)<<8 | t.minLen
+	}
+	return b
+}
+
 func (s *skeleton) mask() int {
 	m := 0
 	for i, l := range s.letter {
@@ -347,11 +361,13 @@ func newGenerator(l *locale) *generator {
 // best is ICU's getBestRaw: the pattern nearest to s over mask.
 func (g *generator) best(s *skeleton, mask int) (*genPattern, int, int) {
 	var best *genPattern
-	bestD, bestMissing, bestExtra := 1<<30, 0, 0
+	bestD, bestMissing, bestExtra := 1<<30, -1, 0
 	for i := range g.patterns {
 		p := &g.patterns[i]
 		d, missing, extra := s.distance(&p.sk, mask)
-		if d < bestD {
+		// ICU's tie-break: of two as near, the one missing more fields
+		// by their bit mask (getBestRaw).
+		if d < bestD || d == bestD && bestMissing < missing {
 			best, bestD, bestMissing, bestExtra = p, d, missing, extra
 			if d == 0 {
 				break
@@ -511,8 +527,8 @@ func (g *generator) adjust(gp *genPattern, req *skeleton, fix bool) string {
 		case spec != nil && reqLetter != 'c' && reqLetter != 'e':
 			skelLen := int(spec.length[f])
 			patNumeric := t.typ > 0
-			skelNumeric := spec.typ[f] > 0
-			if skelLen == reqLen || patNumeric != skelNumeric {
+			reqNumeric := req.typ[f] > 0
+			if skelLen == reqLen || patNumeric != reqNumeric {
 				n = it.n
 			}
 		}

@@ -224,11 +224,9 @@ var utcZone = sync.OnceValue(func() int {
 })
 
 // gmt is the localized GMT format of an offset: "GMT+1" (short),
-// "GMT+01:00" (long), "GMT" for zero.
+// "GMT+01:00" (long); zero is "GMT+0", as ICU 78 writes it, not CLDR's
+// gmtZeroFormat.
 func (l *locale) gmt(offset int, long bool) string {
-	if offset == 0 {
-		return l.gmtZeroFormat.String()
-	}
 	pos, neg, _ := strings.Cut(l.hourFormat.String(), ";")
 	p := pos
 	if offset < 0 {
@@ -256,7 +254,7 @@ func (l *locale) gmt(offset int, long bool) string {
 			if s != 0 {
 				b.WriteString(":" + pad2(s))
 			}
-		case p[i] == ':' && !long && m == 0 && s == 0 && strings.HasPrefix(p[i+1:], "mm"):
+		case !long && m == 0 && s == 0 && strings.HasPrefix(p[i+1:], "mm"):
 			i += 2 // "+1", not "+1:00"
 		default:
 			b.WriteByte(p[i])
