@@ -89,13 +89,14 @@ func (e *Env) NewDateTimeFormat(locales []string, o DateOptions) (*DateTimeForma
 	if err != nil {
 		return nil, err
 	}
+	// extHC: the -u-hc- keyword decides, no option naming a clock.
 	extHC := false
 	if hasHour12 {
 		hc = ""
 	} else if hc == "" {
-		switch v := r.ext["hc"]; v {
-		case "h11", "h12", "h23", "h24":
-			hc, extHC = v, true
+		extHC = true
+		if v := r.ext["hc"]; hourLetter(v) != 0 {
+			hc = v
 		}
 	}
 	tz := e.timeZone()
@@ -192,8 +193,17 @@ func (e *Env) NewDateTimeFormat(locales []string, o DateOptions) (*DateTimeForma
 			}
 		}
 	}
-	if extHC && f.hourCycle == hc {
-		f.tag += "-u-hc-" + hc
+	// The -u-hc- keyword stays in the locale unless hour12 or hourCycle
+	// chose another clock (V8's); -u-nu-latn stays, Latin being ours.
+	var kw []string
+	if ext := r.ext["hc"]; hourLetter(ext) != 0 && (extHC || f.hourCycle == ext) {
+		kw = append(kw, "hc-"+ext)
+	}
+	if r.ext["nu"] == "latn" {
+		kw = append(kw, "nu-latn")
+	}
+	if kw != nil {
+		f.tag += "-u-" + strings.Join(kw, "-")
 	}
 	if f.dateStyle == "" && f.timeStyle == "" {
 		f.readComponents()
@@ -225,8 +235,10 @@ func hourLetter(hc string) byte {
 		return 'h'
 	case "h23":
 		return 'H'
+	case "h24":
+		return 'k'
 	}
-	return 'k'
+	return 0
 }
 
 // skeletonOf is the skeleton of the components (V8's), with hour as the

@@ -242,23 +242,26 @@ func (s *Set) offers(i int) bool {
 
 // lookup is ECMA-402's BestAvailableLocale for tag (canonical, without
 // extensions): the locale of s for it or the nearest ancestor s has, the
-// tag it resolves to, and false if none. A region whose likely script is
-// not the language's looks for the locale with that script: zh-TW is
-// zh-Hant's.
+// tag it resolves to, and false if none. A tag that names a locale's data
+// with or without its likely script (zh-CN is zh-Hans-CN, zh-TW is
+// zh-Hant-TW, zh-Hans is zh) resolves to itself; a region whose likely
+// script is not the language's looks for the locale with that script.
 func (s *Set) lookup(tag string) (int, string, bool) {
 	parts := strings.Split(tag, "-")
-	if len(parts) >= 2 && len(parts[1]) != 4 {
-		pair := parts[0] + "-" + parts[1]
-		for _, ls := range likelyScripts {
-			if ls[0] != pair {
-				continue
+	if len(parts) >= 2 && len(parts[1]) == 4 {
+		if likelyScript(parts[0], "") == parts[1] {
+			plain := parts[0] + strings.TrimPrefix(tag, parts[0]+"-"+parts[1])
+			if i := s.find(plain); i >= 0 {
+				return i, tag, true
 			}
-			scripted := parts[0] + "-" + ls[1] + "-" + strings.Join(parts[1:], "-")
-			if i := s.find(scripted); i >= 0 {
-				return i, tag, true // the same data: the tag asked for
-			}
-			i, t, ok := s.lookup(scripted)
-			return i, t, ok
+		}
+	} else if script := likelyScript(parts[0], regionOf(parts)); script != "" {
+		scripted := parts[0] + "-" + script + strings.TrimPrefix(tag, parts[0])
+		if i := s.find(scripted); i >= 0 {
+			return i, tag, true // the same data: the tag asked for
+		}
+		if script != likelyScript(parts[0], "") {
+			return s.lookup(scripted) // zh-MO: zh-Hant, not zh
 		}
 	}
 	for t := tag; ; {
@@ -270,10 +273,36 @@ func (s *Set) lookup(tag string) (int, string, bool) {
 			return 0, "", false
 		}
 		t = t[:k]
-		if strings.HasSuffix(t, "-x") || len(t) > 1 && t[len(t)-2] == '-' {
+		if len(t) > 1 && t[len(t)-2] == '-' {
 			t = t[:len(t)-2] // a singleton without its subtags
 		}
 	}
+}
+
+// regionOf is the region subtag of a tag's parts without a script.
+func regionOf(parts []string) string {
+	if len(parts) >= 2 && (len(parts[1]) == 2 || len(parts[1]) == 3 && isDigit(parts[1])) {
+		return parts[1]
+	}
+	return ""
+}
+
+// likelyScript is the likely script of lang in region (or of the
+// language, for ""), if the tables know it.
+func likelyScript(lang, region string) string {
+	find := func(k string) string {
+		i := sort.Search(len(likelyScripts), func(i int) bool { return likelyScripts[i][0] >= k })
+		if i < len(likelyScripts) && likelyScripts[i][0] == k {
+			return likelyScripts[i][1]
+		}
+		return ""
+	}
+	if region != "" {
+		if s := find(lang + "-" + region); s != "" {
+			return s
+		}
+	}
+	return find(lang)
 }
 
 // resolved is a locale a formatter resolved to.
@@ -306,6 +335,10 @@ func (s *Set) resolveLocale(requested []string, def string) (resolved, error) {
 	}
 	return resolved{0, &localeTable[0], "en-US", nil}, nil
 }
+
+// SplitExtensions is tag without its extensions and private use part,
+// and the keywords of its -u- extension.
+func SplitExtensions(tag string) (string, map[string]string) { return splitExtensions(tag) }
 
 // splitExtensions is tag without its extensions and private use part, and
 // the keywords of its -u- extension.

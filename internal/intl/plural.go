@@ -23,7 +23,8 @@ var (
 // PluralLocale is the locale Intl.PluralRules resolves to from the
 // requested ones (canonical): the first one whose language x/text has
 // rules for, as its language alone (ICU's plural data, which Node
-// reports, is by language), else en-US, the default locale.
+// reports, is by language: en-US is en) unless its region's rules differ
+// (pt-PT), else def, the default locale.
 func PluralLocale(requested []string, def string) string {
 	for _, s := range requested {
 		base, _ := splitExtensions(s)
@@ -31,13 +32,10 @@ func PluralLocale(requested []string, def string) string {
 		if err != nil {
 			continue
 		}
-		if _, c := t.Base(); c == language.No {
+		b, c := t.Base()
+		if c != language.Exact {
 			continue
 		}
-		if base == def {
-			return base
-		}
-		b, _ := t.Base()
 		lang := language.Make(b.String())
 		if r, conf := t.Region(); conf == language.Exact && !samePlurals(t, lang) {
 			return b.String() + "-" + r.String() // pt-PT's rules are not pt's

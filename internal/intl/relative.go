@@ -39,6 +39,9 @@ func (e *Env) NewRelativeTimeFormat(locales []string, o NumberOptions) (*Relativ
 		return nil, err
 	}
 	f := &RelativeTimeFormat{loc: r.data, tag: r.tag, numeric: numeric}
+	if r.ext["nu"] == "latn" {
+		f.tag += "-u-nu-latn"
+	}
 	for i, s := range relativeStyles {
 		if s == style {
 			f.style = i

@@ -884,7 +884,6 @@ var localeAliases = [...]localeAlias{
 	{"it-IT", 14},
 	{"ja-JP", 28},
 	{"ko-KR", 31},
-	{"nb-NO", 20},
 	{"nl-NL", 17},
 	{"pl-PL", 23},
 	{"pt-BR", 15},
@@ -892,12 +891,35 @@ var localeAliases = [...]localeAlias{
 	{"sv-SE", 18},
 	{"tr-TR", 25},
 	{"uk-UA", 27},
+	{"zh-Hans", 29},
+	{"zh-Hans-CN", 29},
 	{"zh-Hant-TW", 30},
 }
 
-// likelyScripts are the language-region pairs whose likely script is not
-// the language's, with that script.
+// likelyScripts are the languages of the tables with their likely script,
+// and the language-region pairs whose likely script is not the
+// language's, with that script.
 var likelyScripts = [...][2]string{
+	{"cs", "Latn"},
+	{"da", "Latn"},
+	{"de", "Latn"},
+	{"en", "Latn"},
+	{"es", "Latn"},
+	{"fi", "Latn"},
+	{"fr", "Latn"},
+	{"it", "Latn"},
+	{"ja", "Jpan"},
+	{"ko", "Kore"},
+	{"nb", "Latn"},
+	{"nl", "Latn"},
+	{"no", "Latn"},
+	{"pl", "Latn"},
+	{"pt", "Latn"},
+	{"ru", "Cyrl"},
+	{"sv", "Latn"},
+	{"tr", "Latn"},
+	{"uk", "Cyrl"},
+	{"zh", "Hans"},
 	{"zh-AU", "Hant"},
 	{"zh-BN", "Hant"},
 	{"zh-GB", "Hant"},

@@ -270,28 +270,33 @@ func intlLocale(args []any) (any, error) {
 	default:
 		return nil, fmt.Errorf("intl: unknown kind %q", kind)
 	}
-	m := language.NewMatcher(collate.Supported())
 	for _, s := range tags {
-		t, err := language.Parse(s)
+		base, _ := intl.SplitExtensions(s)
+		t, err := language.Parse(base)
 		if err != nil {
 			continue
 		}
-		if _, _, c := m.Match(t); c < language.High {
+		b, conf := t.Base()
+		if conf != language.Exact {
 			continue
 		}
-		// ICU's data, which node reports, is mostly by language: de-DE
-		// resolves to de, en-US (the default locale) to itself.
-		if s == intl.DefaultLocale {
-			return s, nil
+		// ICU's collation data, which Node reports, is by language, with
+		// a few tailored regions and Chinese by script or region.
+		switch {
+		case collationRegions[base], b.String() == "zh":
+			return base, nil
 		}
-		if _, conf := t.Script(); conf == language.Exact {
-			return s, nil // zh-Hant-TW: collation is by script
+		if sc, conf := t.Script(); conf == language.Exact {
+			return b.String() + "-" + sc.String(), nil // sr-Latn
 		}
-		b, _ := t.Base()
 		return b.String(), nil
 	}
 	return intl.DefaultLocale, nil
 }
+
+// collationRegions are the locales whose collation ICU tailors beyond
+// their language's.
+var collationRegions = map[string]bool{"de-AT": true, "en-US": true, "fr-CA": true, "nb-NO": true}
 
 // intlPlural is __sbx_intl_plural(locale, type, decimal): the plural
 // category of the decimal number (digits, an optional point and more

@@ -829,9 +829,39 @@ func (g *generator) aliases(list []string) (string, error) {
 		i   int
 	}
 	var out []alias
+	// A language written in more than one script here (zh, zh-Hant) has
+	// its likely script's locale under that script's name too: zh-Hans is
+	// zh, and zh-Hans-CN, its default content, zh as well.
+	ls, err := g.read("cldr-core/supplemental/likelySubtags.json")
+	if err != nil {
+		return "", err
+	}
+	for i, t := range list {
+		if strings.Contains(t, "-") {
+			continue
+		}
+		scripts := 0
+		for _, u := range list {
+			if p := strings.Split(u, "-"); p[0] == t && len(p) > 1 && len(p[1]) == 4 {
+				scripts++
+			}
+		}
+		s := strings.Split(atStr(ls, "supplemental", "likelySubtags", t), "-")
+		if scripts > 0 && len(s) > 1 {
+			index[t+"-"+s[1]] = i
+			out = append(out, alias{t + "-" + s[1], i})
+		}
+	}
 	// A default content locale's data is its parent's: de-DE is de,
 	// zh-Hans-CN is zh-Hans, which is zh.
 	dc := at(o, "defaultContent").([]any)
+	// A locale with a parent of its own (nb's is no) gets no alias: ICU
+	// has no nb_NO, and Node resolves nb-NO to nb.
+	pl, err := g.read("cldr-core/supplemental/parentLocales.json")
+	if err != nil {
+		return "", err
+	}
+	parents := atObj(pl, "supplemental", "parentLocales", "parentLocale")
 	changed := true
 	for changed {
 		changed = false
@@ -840,7 +870,11 @@ func (g *generator) aliases(list []string) (string, error) {
 			if _, done := index[t]; done || !strings.Contains(t, "-") {
 				continue
 			}
-			if i, ok := index[t[:strings.LastIndex(t, "-")]]; ok {
+			parent := t[:strings.LastIndex(t, "-")]
+			if p := atStr(parents, parent); p != "" && p != "und" {
+				continue
+			}
+			if i, ok := index[parent]; ok {
 				index[t] = i
 				out = append(out, alias{t, i})
 				changed = true
@@ -882,9 +916,14 @@ func (g *generator) likelyScripts(list []string) (string, error) {
 			keys = append(keys, k+" "+script)
 		}
 	}
+	for l := range langs {
+		if s := strings.Split(atStr(likely, l), "-"); len(s) > 1 {
+			keys = append(keys, l+" "+s[1])
+		}
+	}
 	sort.Strings(keys)
 	var b strings.Builder
-	b.WriteString("// likelyScripts are the language-region pairs whose likely script is not\n// the language's, with that script.\nvar likelyScripts = [...][2]string{\n")
+	b.WriteString("// likelyScripts are the languages of the tables with their likely script,\n// and the language-region pairs whose likely script is not the\n// language's, with that script.\nvar likelyScripts = [...][2]string{\n")
 	for _, k := range keys {
 		t, s, _ := strings.Cut(k, " ")
 		fmt.Fprintf(&b, "{%q, %q},\n", t, s)

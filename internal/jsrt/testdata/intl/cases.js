@@ -126,6 +126,27 @@ for (const l of ["de", "fr", "ja"]) {
   add("locale", `new Intl.ListFormat(${JSON.stringify(l)}).format(["a", "b", "c"])`);
   add("locale", `new Intl.RelativeTimeFormat(${JSON.stringify(l)}).format(-3, "day")`);
 }
+// Locale resolution: the locale each formatter reports (a default content
+// locale is itself: de-DE; one the tables lack, its parent or en-US).
+for (const t of ['"de-DE"', '"de-LU"', '"en"', '"en-US"', '"en-GB"', '"en-NZ"', '"fr-FR"', '"fr-BE"', '"es-ES"', '"es-AR"',
+  '"pt-BR"', '"pt-AO"', '"zh"', '"zh-CN"', '"zh-TW"', '"zh-HK"', '"zh-Hant"', '"zh-Hans"', '"zh-Hant-TW"', '"nb-NO"', '"no"',
+  '"nn"', '"ja-JP"', '"ko-KR"', '"xx"', '"und"', '"de-u-hc-h12"', '"en-US-u-nu-latn"', '"sv-FI"', '"it-CH"', '["xx", "de"]', '[]'])
+  for (const C of ["DateTimeFormat", "NumberFormat", "RelativeTimeFormat", "ListFormat", "PluralRules", "Collator"])
+    add("locale", `new Intl.${C}(${t}).resolvedOptions().locale`);
+for (const C of ["DateTimeFormat", "NumberFormat", "RelativeTimeFormat", "ListFormat"])
+  add("locale", `Intl.${C}.supportedLocalesOf(["de-DE", "xx", "zh-TW", "en-NZ", "nb-NO", "fr-CA", "de-u-hc-h12"])`);
+add("locale", `Intl.getCanonicalLocales(["EN-us", "zh-hant-tw", "en-u-hc-h12-ca-gregory", "iw", "en-US-u-kn-true", "sr-latn-rs"])`);
+for (const e of ["i-klingon", "root", "en--US", "x-abc", "en-US-u", "de-DE-1996-1996"])
+  add("locale", `(() => { try { Intl.getCanonicalLocales(${JSON.stringify(e)}); return "no error" } catch (e) { return e.name } })()`);
+add("locale", `new Intl.DateTimeFormat("de-u-hc-h12", {timeZone: "UTC", hour: "numeric"}).format(new Date("2026-01-01T15:00:00Z"))`);
+add("locale", `new Intl.DateTimeFormat("de-u-hc-h12", {timeZone: "UTC", hour: "numeric", hourCycle: "h23"}).resolvedOptions().locale`);
+add("locale", `new Intl.DateTimeFormat("ja", {timeZone: "UTC", hour: "numeric", hour12: true}).format(new Date("2026-01-01T00:30:00Z"))`);
+add("locale", `new Intl.ListFormat("es").format(["agua", "hielo"])`);
+add("locale", `new Intl.ListFormat("es", {type: "disjunction"}).format(["siete", "ocho"])`);
+add("locale", `new Intl.RelativeTimeFormat("de", {numeric: "auto"}).format(-2, "day")`);
+add("locale", `new Intl.NumberFormat("de-CH", {style: "currency", currency: "CHF"}).format(1234.5)`);
+add("locale", `new Intl.NumberFormat("en-IN").format(123456789.5)`);
+add("locale", `new Intl.NumberFormat("ja", {notation: "compact"}).format(123456789)`);
 // evaluate runs every case: its value as JSON, or "throws NAME".
 function evaluate() {
   return cases.map(([group, expr]) => {
