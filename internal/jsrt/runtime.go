@@ -239,14 +239,21 @@ type Config struct {
 	// Locales are the locales beyond English a run's Intl offers, each one
 	// of IntlLocales (de, which brings de-AT and de-CH); a locale not
 	// offered resolves as ECMA-402's lookup does, to its parent or to
-	// en-US. Nil means every locale of IntlLocales; an unknown one is an
-	// error of New.
+	// en-US. Nil means every locale of IntlLocales, empty English alone;
+	// an unknown one is an error of New.
 	Locales []string
 }
 
 // IntlLocales are the locales the guest's Intl has data for (English
 // first): what Config.Locales chooses from.
 func IntlLocales() []string { return intl.Locales() }
+
+// CheckLocales reports the names of Config.Locales that IntlLocales does
+// not have (New would refuse them).
+func CheckLocales(names []string) error {
+	_, err := intl.NewSet(names)
+	return err
+}
 
 // Runtime runs JavaScript steps, each in a fresh QuickJS VM taken from a pool
 // of pre-bootstrapped ones. It is safe for concurrent use: each Run owns its
