@@ -29,7 +29,7 @@
   delete g.__sbx_intl_compare;
   const JSONstringify = JSON.stringify, JSONparse = JSON.parse;
   const ObjectDefineProperty = Object.defineProperty, ObjectCtor = Object;
-  const StringCtor = String, NumberCtor = Number, BooleanCtor = Boolean, ArrayFrom = Array.from;
+  const StringCtor = String, NumberCtor = Number, BooleanCtor = Boolean;
   const MathAbs = Math.abs, NumberIsFinite = Number.isFinite, MathMax = Math.max;
   const ReflectApply = Reflect.apply;
   const toFixed = Number.prototype.toFixed;
@@ -103,6 +103,12 @@
       if (opts !== undefined) getOption(options(opts), "localeMatcher", ["lookup", "best fit"], "best fit");
       return JSONparse(host(localesOf, [kind, JSONstringify(localeList(locales))]));
     });
+  }
+  // copy is a new array of a's items (Array.from would iterate).
+  function copy(a) {
+    const out = [];
+    for (let i = 0; i < a.length; i++) out[i] = a[i];
+    return out;
   }
   function noLengthOne(f) {
     ObjectDefineProperty(f, "length", { __proto__: null, value: 1, writable: false, enumerable: false, configurable: true });
@@ -375,7 +381,7 @@
     return {
       locale: s.locale, type: s.type, minimumIntegerDigits: s.minInt,
       minimumFractionDigits: s.minFrac, maximumFractionDigits: s.maxFrac,
-      pluralCategories: ArrayFrom(s.categories),
+      pluralCategories: copy(s.categories),
     };
   });
   noLength(PluralRules);

@@ -1,12 +1,15 @@
 package jsrt
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stepbox/stepbox/internal/ipc"
 )
 
 // TestIntlDoneWhen: the issue's two examples.
@@ -261,4 +264,54 @@ func intlDifference(table, locale, expr string) string {
 		}
 	}
 	return ""
+}
+
+// TestIntlIgnoresReplacedBuiltins: once loaded, the Intl part uses none
+// of the built-ins a step can replace. The step loads Intl first and keeps
+// its methods, then replaces every built-in with a recording wrapper
+// (recordingHarness) and formats with every constructor and method: the
+// part must have read or called none of them.
+func TestIntlIgnoresReplacedBuiltins(t *testing.T) {
+	rt := newRT(t)
+	lim := testLimits
+	lim.MaxConsoleEvents, lim.MaxConsoleBytes = 20, 1<<20
+	h := &bridgeHost{replies: make(chan ipc.Reply, 100)}
+	ev := rt.Run(context.Background(), Job{
+		Code: `const $I = Intl, $toLocale = Date.prototype.toLocaleString, $numLocale = Number.prototype.toLocaleString,
+  $bigLocale = BigInt.prototype.toLocaleString, $compare = String.prototype.localeCompare;
+` + recordingHarness + `
+const used = {};
+const items = { [Symbol.iterator]() { let i = 0; const v = ["a", "b", "c"]; return { next() { return i < v.length ? { value: v[i++], done: false } : { value: undefined, done: true } } } } };
+$phase = "intl";
+$own = false;
+const dtf = new $I.DateTimeFormat("de", { timeZone: "Europe/Berlin", dateStyle: "full", timeStyle: "long" });
+const nf = new $I.NumberFormat(["fr-CA"], { style: "currency", currency: "EUR", notation: "compact" });
+const rtf = new $I.RelativeTimeFormat("es", { numeric: "auto" });
+const lf = new $I.ListFormat("ja", { type: "disjunction" });
+const pr = new $I.PluralRules("ru");
+const co = new $I.Collator("sv", { sensitivity: "base" });
+const r = [dtf.format(1782907200000), dtf.formatToParts(1782907200000).length, dtf.resolvedOptions().timeZone,
+  nf.format(1234567), nf.formatToParts(-5).length, nf.resolvedOptions().locale,
+  rtf.format(-1, "day"), rtf.formatToParts(3, "weeks").length, lf.format(items), lf.formatToParts(items).length,
+  pr.select(3), pr.resolvedOptions().pluralCategories.length, co.compare("a", "ä"), co.resolvedOptions().locale,
+  $I.getCanonicalLocales("EN-us")[0], $I.DateTimeFormat.supportedLocalesOf("de-AT").length,
+  $apply($toLocale, new Date(0), ["ko", { timeZone: "Asia/Seoul" }]), $apply($numLocale, 1234.5, ["de"]),
+  $apply($bigLocale, 12345n, ["en-IN"]), $apply($compare, "a", ["b", "de"])];
+$own = true;
+used.intl = r;
+return $result(used);`,
+		Input:   json.RawMessage(`null`),
+		Limits:  lim,
+		Host:    h,
+		Replies: h.replies,
+	})
+	if ev.Result == nil {
+		t.Fatalf("%+v", ev.Error)
+	}
+	o := checkRecording(t, ev.Result.Value)
+	const want = `{"intl":["Mittwoch, 1. Juli 2026 um 14:00:00 MESZ",15,"Europe/Berlin","1,2` + "\u00a0" + `M` + "\u00a0" + `€",4,"fr-CA",` +
+		`"ayer",3,"a、b、またはc",5,"few",4,-1,"sv","en-US",1,"1970. 1. 1. AM 9:00:00","1.234,5","12,345",-1]}`
+	if got := string(o.Value); got != want {
+		t.Fatalf("value %s, want %s", got, want)
+	}
 }
