@@ -1,6 +1,7 @@
 package intl
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -500,11 +501,13 @@ const maxTime = 8.64e15
 // Format is format(ms): the date in the pattern, with the space V8 writes
 // where CLDR has U+202F (before AM and PM in English) as an ordinary one.
 func (f *DateTimeFormat) Format(ms float64) (string, error) {
-	parts, err := f.FormatToParts(ms)
-	if err != nil {
+	if err := checkTime(ms); err != nil {
 		return "", err
 	}
-	s := joinParts(parts)
+	var b strings.Builder
+	b.Grow(32)
+	f.render(ms, func(_, v string) { b.WriteString(v) })
+	s := b.String()
 	if strings.Contains(s, "\u202f") {
 		s = strings.ReplaceAll(s, "\u202f", " ")
 	}
@@ -513,28 +516,49 @@ func (f *DateTimeFormat) Format(ms float64) (string, error) {
 
 // FormatToParts is formatToParts(ms).
 func (f *DateTimeFormat) FormatToParts(ms float64) ([]Part, error) {
-	if math.IsNaN(ms) || math.IsInf(ms, 0) || math.Abs(ms) > maxTime {
-		return nil, rangeError("Invalid time value")
+	if err := checkTime(ms); err != nil {
+		return nil, err
 	}
+	out := make([]Part, 0, len(f.pattern))
+	f.render(ms, func(typ, v string) {
+		if typ == "literal" {
+			out = appendLiteral(out, v)
+			return
+		}
+		out = append(out, Part{Type: typ, Value: v})
+	})
+	return out, nil
+}
+
+func checkTime(ms float64) error {
+	if math.IsNaN(ms) || math.IsInf(ms, 0) || math.Abs(ms) > maxTime {
+		return rangeError("Invalid time value")
+	}
+	return nil
+}
+
+// render writes the time value ms in the pattern, part by part.
+func (f *DateTimeFormat) render(ms float64, emit func(typ, value string)) {
 	ms = math.Trunc(ms)
 	t := time.UnixMilli(int64(ms)).In(f.zone.loc)
+	year, month, day := t.Date()
+	hour, minute, second := t.Clock()
 	l := f.loc
-	out := make([]Part, 0, len(f.pattern))
 	for _, it := range f.pattern {
 		if it.letter == 0 {
-			out = appendLiteral(out, it.text)
+			emit("literal", it.text)
 			continue
 		}
 		n := it.n
 		switch it.letter {
 		case 'G':
 			era := 1
-			if t.Year() < 1 {
+			if year < 1 {
 				era = 0
 			}
-			out = append(out, Part{Type: "era", Value: l.eras[textWidth(n)][era].String()})
+			emit("era", l.eras[textWidth(n)][era].String())
 		case 'y':
-			y := t.Year()
+			y := year
 			if y < 1 {
 				y = 1 - y
 			}
@@ -544,9 +568,9 @@ func (f *DateTimeFormat) FormatToParts(ms float64) ([]Part, error) {
 			} else if len(v) < n {
 				v = strings.Repeat("0", n-len(v)) + v
 			}
-			out = append(out, Part{Type: "year", Value: v})
+			emit("year", v)
 		case 'M', 'L':
-			m := int(t.Month())
+			m := int(month)
 			var v string
 			switch {
 			case n == 1:
@@ -560,9 +584,9 @@ func (f *DateTimeFormat) FormatToParts(ms float64) ([]Part, error) {
 				}
 				v = l.months[ctx][textWidth(n)][m-1].String()
 			}
-			out = append(out, Part{Type: "month", Value: v})
+			emit("month", v)
 		case 'd':
-			out = append(out, Part{Type: "day", Value: padN(t.Day(), n)})
+			emit("day", padN(day, n))
 		case 'E', 'c', 'e':
 			ctx := 0
 			if it.letter == 'c' {
@@ -572,54 +596,53 @@ func (f *DateTimeFormat) FormatToParts(ms float64) ([]Part, error) {
 			if n == 6 {
 				w = widthShort
 			}
-			out = append(out, Part{Type: "weekday", Value: l.days[ctx][w][t.Weekday()].String()})
+			emit("weekday", l.days[ctx][w][t.Weekday()].String())
 		case 'a':
 			pm := 0
-			if t.Hour() >= 12 {
+			if hour >= 12 {
 				pm = 1
 			}
-			out = append(out, Part{Type: "dayPeriod", Value: l.ampm[textWidth(n)][pm].String()})
+			emit("dayPeriod", l.ampm[textWidth(n)][pm].String())
 		case 'B', 'b':
-			out = append(out, Part{Type: "dayPeriod", Value: l.flexiblePeriod(t, textWidth(n))})
+			emit("dayPeriod", l.flexiblePeriod(hour, minute, second, textWidth(n)))
 		case 'h':
-			h := t.Hour() % 12
+			h := hour % 12
 			if h == 0 {
 				h = 12
 			}
-			out = append(out, Part{Type: "hour", Value: padN(h, n)})
+			emit("hour", padN(h, n))
 		case 'H':
-			out = append(out, Part{Type: "hour", Value: padN(t.Hour(), n)})
+			emit("hour", padN(hour, n))
 		case 'K':
-			out = append(out, Part{Type: "hour", Value: padN(t.Hour()%12, n)})
+			emit("hour", padN(hour%12, n))
 		case 'k':
-			h := t.Hour()
+			h := hour
 			if h == 0 {
 				h = 24
 			}
-			out = append(out, Part{Type: "hour", Value: padN(h, n)})
+			emit("hour", padN(h, n))
 		case 'm':
-			out = append(out, Part{Type: "minute", Value: padN(t.Minute(), n)})
+			emit("minute", padN(minute, n))
 		case 's':
-			out = append(out, Part{Type: "second", Value: padN(t.Second(), n)})
+			emit("second", padN(second, n))
 		case 'S':
-			ms := int(math.Mod(ms, 1000))
-			if ms < 0 {
-				ms += 1000
+			frac := int(math.Mod(ms, 1000))
+			if frac < 0 {
+				frac += 1000
 			}
-			v := strconv.Itoa(1000 + ms)[1:]
+			v := strconv.Itoa(1000 + frac)[1:]
 			if n <= 3 {
 				v = v[:n]
 			} else {
 				v += strings.Repeat("0", n-3)
 			}
-			out = append(out, Part{Type: "fractionalSecond", Value: v})
+			emit("fractionalSecond", v)
 		case 'z', 'v', 'O', 'V', 'Z', 'X', 'x':
-			out = append(out, Part{Type: "timeZoneName", Value: l.zoneName(f.zone, t, it.letter, n)})
+			emit("timeZoneName", l.zoneName(f.zone, t, it.letter, n))
 		default:
-			out = appendLiteral(out, strings.Repeat(string(it.letter), n))
+			emit("literal", strings.Repeat(string(it.letter), n))
 		}
 	}
-	return out, nil
 }
 
 func textWidth(n int) int {
@@ -632,9 +655,18 @@ func textWidth(n int) int {
 	return widthAbbreviated
 }
 
+// smallNumbers are 0 to 99 in digits, and padded to two.
+var smallNumbers, smallPadded = func() (a, b [100]string) {
+	for i := range a {
+		a[i] = strconv.Itoa(i)
+		b[i] = fmt.Sprintf("%02d", i)
+	}
+	return a, b
+}()
+
 func pad2(n int) string {
-	if n < 10 {
-		return "0" + strconv.Itoa(n)
+	if n >= 0 && n < 100 {
+		return smallPadded[n]
 	}
 	return strconv.Itoa(n)
 }
@@ -643,21 +675,24 @@ func padN(v, n int) string {
 	if n >= 2 {
 		return pad2(v)
 	}
+	if v >= 0 && v < 100 {
+		return smallNumbers[v]
+	}
 	return strconv.Itoa(v)
 }
 
 // flexiblePeriod is the day period (the dayPeriod option's, "in the
-// morning") of t: noon at 12:00 where the locale names it, else the
+// morning") of a time: noon at 12:00 where the locale names it, else the
 // period of the hour, else AM or PM.
-func (l *locale) flexiblePeriod(t time.Time, w int) string {
-	if t.Hour() == 12 && t.Minute() == 0 && t.Second() == 0 && l.periods[w][periodNoon] != 0 {
+func (l *locale) flexiblePeriod(hour, minute, second, w int) string {
+	if hour == 12 && minute == 0 && second == 0 && l.periods[w][periodNoon] != 0 {
 		return l.periods[w][periodNoon].String()
 	}
-	if p := l.dayPeriod[t.Hour()]; p != 0 && l.periods[w][p] != 0 {
+	if p := l.dayPeriod[hour]; p != 0 && l.periods[w][p] != 0 {
 		return l.periods[w][p].String()
 	}
 	pm := 0
-	if t.Hour() >= 12 {
+	if hour >= 12 {
 		pm = 1
 	}
 	return l.ampm[w][pm].String()

@@ -31,15 +31,15 @@ var intlSource string
 const DefaultTimeZone = intl.DefaultTimeZone
 
 // intlState is a VM's Intl once loaded: its setup and the formatters its
-// step made, by their requests.
+// step made, by the ids intl.js gave them.
 type intlState struct {
 	env   intl.Env
-	fmts  map[string]any // *intl.DateTimeFormat, *intl.NumberFormat, ...; one VM, one goroutine
+	fmts  map[int64]any // *intl.DateTimeFormat, *intl.NumberFormat, ...; one VM, one goroutine
 	colls map[string]*collate.Collator
 }
 
 // maxFormatters bounds a VM's formatters kept by the host: a step that
-// makes more makes them again from their requests (intl.js keeps each
+// makes more has them made again from their requests (intl.js keeps each
 // one's request, in the VM's own memory).
 const maxFormatters = 256
 
@@ -48,7 +48,7 @@ const maxFormatters = 256
 // a built-in the loading calls could reach them before intl.js deletes
 // them.
 func (m *machine) loadIntl() error {
-	st := &intlState{env: m.intl, fmts: map[string]any{}, colls: map[string]*collate.Collator{}}
+	st := &intlState{env: m.intl, fmts: map[int64]any{}, colls: map[string]*collate.Collator{}}
 	for name, fn := range map[string]func([]any) (any, error){
 		"__sbx_intl_new":     st.newFormatter,
 		"__sbx_intl_format":  st.format,
@@ -76,19 +76,26 @@ func jsError(err error) (any, error) {
 	return "\x01Error\x01" + err.Error(), nil
 }
 
-// newFormatter is __sbx_intl_new(kind, locales, options): the formatter
-// (kind "dtf", "nf", "rtf" or "lf") for the locales (a JSON array of
-// strings) and options (a JSON object of what intl.js read), kept under its
-// request; it answers the formatter's resolved options as JSON.
+// newFormatter is __sbx_intl_new(kind, locales, options, id): the
+// formatter (kind "dtf", "nf", "rtf" or "lf") for the locales (a JSON array
+// of strings) and options (a JSON object of what intl.js read), kept under
+// id; it answers the formatter's resolved options as JSON.
 func (st *intlState) newFormatter(args []any) (any, error) {
 	kind, _ := intlArg[string](args, 0)
 	locs, _ := intlArg[string](args, 1)
 	opts, _ := intlArg[string](args, 2)
+	id, ok := number(args, 3)
+	if !ok {
+		return nil, errors.New("intl: no formatter id")
+	}
 	f, err := st.make(kind, locs, opts)
 	if err != nil {
 		return jsError(err)
 	}
-	st.keep(kind+"\n"+locs+"\n"+opts, f)
+	if len(st.fmts) >= maxFormatters {
+		clear(st.fmts)
+	}
+	st.fmts[int64(id)] = f
 	switch f := f.(type) {
 	case *intl.DateTimeFormat:
 		return f.ResolvedOptions(), nil
@@ -100,13 +107,6 @@ func (st *intlState) newFormatter(args []any) (any, error) {
 		return f.ResolvedOptions(), nil
 	}
 	return nil, errors.New("intl: no formatter")
-}
-
-func (st *intlState) keep(key string, f any) {
-	if len(st.fmts) >= maxFormatters {
-		clear(st.fmts)
-	}
-	st.fmts[key] = f
 }
 
 func (st *intlState) make(kind, locs, opts string) (any, error) {
@@ -131,26 +131,21 @@ func (st *intlState) make(kind, locs, opts string) (any, error) {
 	return nil, fmt.Errorf("intl: unknown kind %q", kind)
 }
 
-// format is __sbx_intl_format(kind, key, value, toParts[, unit]): value
-// formatted by the formatter of the request key, as a string, or with
-// toParts as the JSON of its parts.
+// format is __sbx_intl_format(id, value, toParts[, unit]): value
+// formatted by the formatter id, as a string, or with toParts as the JSON
+// of its parts; \x02 if the host no longer has the formatter, which
+// intl.js then makes again (newFormatter).
 func (st *intlState) format(args []any) (any, error) {
-	kind, _ := intlArg[string](args, 0)
-	key, _ := intlArg[string](args, 1)
-	toParts, _ := intlArg[bool](args, 3)
-	f, ok := st.fmts[key]
+	id, _ := number(args, 0)
+	toParts, _ := intlArg[bool](args, 2)
+	f, ok := st.fmts[int64(id)]
 	if !ok {
-		locs, rest, _ := strings.Cut(strings.TrimPrefix(key, kind+"\n"), "\n")
-		var err error
-		if f, err = st.make(kind, locs, rest); err != nil {
-			return jsError(err)
-		}
-		st.keep(key, f)
+		return "\x02", nil
 	}
 	var parts []intl.Part
 	switch f := f.(type) {
 	case *intl.DateTimeFormat:
-		ms, _ := number(args, 2)
+		ms, _ := number(args, 1)
 		if !toParts {
 			s, err := f.Format(ms)
 			if err != nil {
@@ -164,18 +159,18 @@ func (st *intlState) format(args []any) (any, error) {
 		}
 	case *intl.NumberFormat:
 		var v intl.Value
-		if s, ok := intlArg[string](args, 2); ok {
+		if s, ok := intlArg[string](args, 1); ok {
 			v = intl.Value{Decimal: s, IsDec: true}
 		} else {
-			v.F, _ = number(args, 2)
+			v.F, _ = number(args, 1)
 		}
 		if !toParts {
 			return f.Format(v), nil
 		}
 		parts = f.FormatToParts(v)
 	case *intl.RelativeTimeFormat:
-		n, _ := number(args, 2)
-		unit, _ := intlArg[string](args, 4)
+		n, _ := number(args, 1)
+		unit, _ := intlArg[string](args, 3)
 		var err error
 		if parts, err = f.FormatToParts(n, unit); err != nil {
 			return jsError(err)
@@ -188,7 +183,7 @@ func (st *intlState) format(args []any) (any, error) {
 			return b.String(), nil
 		}
 	case *intl.ListFormat:
-		list, _ := intlArg[string](args, 2)
+		list, _ := intlArg[string](args, 1)
 		var items []string
 		if err := json.Unmarshal([]byte(list), &items); err != nil {
 			return nil, fmt.Errorf("intl: list: %w", err)

@@ -68,16 +68,30 @@
     if (s === undefined) throw new TypeErrorCtor("Method Intl." + name + ".prototype method called on incompatible receiver " + StringCtor(o));
     return s;
   }
-  // host calls a host function; its answer starts with \x01 for an error:
-  // \x01 + the error's name + \x01 + its message.
-  function host(f, args) {
-    const r = ReflectApply(f, undefined, args);
-    if (typeof r === "string" && r.length > 0 && ReflectApply(StringCharCodeAt, r, [0]) === 1) {
+  // A host function answers with a string that starts with \x01 for an
+  // error: \x01 + the error's name + \x01 + its message.
+  function checked(r) {
+    if (typeof r === "string" && r[0] === "\u0001") {
       const i = ReflectApply(StringIndexOf, r, ["\u0001", 1]);
       const C = errors[ReflectApply(StringSlice, r, [1, i])];
       throw new (C === undefined ? ErrorCtor : C)(ReflectApply(StringSlice, r, [i + 1]));
     }
     return r;
+  }
+  function host(f, args) {
+    return checked(ReflectApply(f, undefined, args));
+  }
+  // formatWith asks the host to format value (and unit) with the formatter of
+  // slot s, as a string or (toParts) the JSON of its parts. The host
+  // knows a formatter by its id; one it has forgotten (it keeps a bounded
+  // number) answers \x02, and is made again from the slot's request.
+  function formatWith(s, value, toParts, unit) {
+    let r = formatOf(s.id, value, toParts, unit);
+    if (r === "\u0002") {
+      checked(newOf(s.kind, s.loc, s.opts, s.id));
+      r = formatOf(s.id, value, toParts, unit);
+    }
+    return checked(r);
   }
   // localeList is ECMA-402's CanonicalizeLocaleList's reading of its
   // argument: the tags, canonicalized by the host.
@@ -153,13 +167,13 @@
       else out[names[i]] = StringCtor(v);
     }
   }
-  // A formatter keeps its request (the host's key for it) and its
-  // resolved options; the host makes it again from the key if it has
-  // forgotten it.
+  // A formatter keeps its request and its resolved options; the host
+  // keeps the formatter itself, by id.
+  let nextId = 0;
   function create(kind, locales, request) {
-    const loc = JSONstringify(localeList(locales)), opts = JSONstringify(request);
-    const resolved = host(newOf, [kind, loc, opts]);
-    return { key: kind + "\n" + loc + "\n" + opts, resolved: resolved, bound: undefined };
+    const loc = JSONstringify(localeList(locales)), opts = JSONstringify(request), id = nextId++;
+    const resolved = checked(newOf(kind, loc, opts, id));
+    return { kind: kind, loc: loc, opts: opts, id: id, resolved: resolved, bound: undefined };
   }
   function resolvedCopy(s) {
     return JSONparse(s.resolved);
@@ -216,13 +230,13 @@
     __proto__: null, enumerable: false, configurable: true,
     get: function format() {
       const s = slotOf(dtfSlots, this, "DateTimeFormat");
-      if (s.bound === undefined) s.bound = function (date) { return host(formatOf, ["dtf", s.key, timeValue(date), false]); };
+      if (s.bound === undefined) s.bound = function (date) { return formatWith(s, timeValue(date), false); };
       return s.bound;
     },
   });
   define(DateTimeFormat.prototype, "formatToParts", function formatToParts(date) {
     const s = slotOf(dtfSlots, this, "DateTimeFormat");
-    return JSONparse(host(formatOf, ["dtf", s.key, timeValue(date), true]));
+    return JSONparse(formatWith(s, timeValue(date), true));
   });
   define(DateTimeFormat.prototype, "resolvedOptions", function resolvedOptions() {
     return resolvedCopy(slotOf(dtfSlots, this, "DateTimeFormat"));
@@ -259,13 +273,13 @@
     __proto__: null, enumerable: false, configurable: true,
     get: function format() {
       const s = slotOf(nfSlots, this, "NumberFormat");
-      if (s.bound === undefined) s.bound = function (value) { return host(formatOf, ["nf", s.key, numberValue(value), false]); };
+      if (s.bound === undefined) s.bound = function (value) { return formatWith(s, numberValue(value), false); };
       return s.bound;
     },
   });
   define(NumberFormat.prototype, "formatToParts", function formatToParts(value) {
     const s = slotOf(nfSlots, this, "NumberFormat");
-    return JSONparse(host(formatOf, ["nf", s.key, numberValue(value), true]));
+    return JSONparse(formatWith(s, numberValue(value), true));
   });
   define(NumberFormat.prototype, "resolvedOptions", function resolvedOptions() {
     return resolvedCopy(slotOf(nfSlots, this, "NumberFormat"));
@@ -284,11 +298,11 @@
   }
   define(RelativeTimeFormat.prototype, "format", function format(value, unit) {
     const s = slotOf(rtfSlots, this, "RelativeTimeFormat");
-    return host(formatOf, ["rtf", s.key, NumberCtor(value), false, StringCtor(unit)]);
+    return formatWith(s, NumberCtor(value), false, StringCtor(unit));
   });
   define(RelativeTimeFormat.prototype, "formatToParts", function formatToParts(value, unit) {
     const s = slotOf(rtfSlots, this, "RelativeTimeFormat");
-    return JSONparse(host(formatOf, ["rtf", s.key, NumberCtor(value), true, StringCtor(unit)]));
+    return JSONparse(formatWith(s, NumberCtor(value), true, StringCtor(unit)));
   });
   define(RelativeTimeFormat.prototype, "resolvedOptions", function resolvedOptions() {
     return resolvedCopy(slotOf(rtfSlots, this, "RelativeTimeFormat"));
@@ -326,11 +340,11 @@
   }
   define(ListFormat.prototype, "format", function format(list) {
     const s = slotOf(lfSlots, this, "ListFormat");
-    return host(formatOf, ["lf", s.key, JSONstringify(listItems(list)), false]);
+    return formatWith(s, JSONstringify(listItems(list)), false);
   });
   define(ListFormat.prototype, "formatToParts", function formatToParts(list) {
     const s = slotOf(lfSlots, this, "ListFormat");
-    return JSONparse(host(formatOf, ["lf", s.key, JSONstringify(listItems(list)), true]));
+    return JSONparse(formatWith(s, JSONstringify(listItems(list)), true));
   });
   define(ListFormat.prototype, "resolvedOptions", function resolvedOptions() {
     return resolvedCopy(slotOf(lfSlots, this, "ListFormat"));
@@ -462,7 +476,7 @@
       const s = cached(cacheKey(required, locales, opts), function () {
         return create("dtf", locales, dateTimeRequest(opts, required, defaults));
       });
-      return host(formatOf, ["dtf", s.key, t, false]);
+      return formatWith(s, t, false);
     });
   }
   const dateMethods = {
@@ -474,7 +488,7 @@
     return noLength(function toLocaleString(locales, opts) {
       const v = ReflectApply(valueOf, this, []);
       const s = cached(cacheKey("number", locales, opts), function () { return create("nf", locales, numberRequest(opts)); });
-      return host(formatOf, ["nf", s.key, numberValue(v), false]);
+      return formatWith(s, numberValue(v), false);
     });
   }
   const DatePrototype = Date.prototype, dateNames = ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"];
