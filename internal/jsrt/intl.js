@@ -263,11 +263,23 @@
     nfSlots.set(self, s);
     return self;
   }
-  // numberValue keeps a BigInt or a string exact: the host reads its digits.
+  // numberValue keeps a BigInt or a decimal string exact: the host reads
+  // its digits. Another string is a Number ("0x10", "Infinity").
   function numberValue(v) {
     if (typeof v === "bigint") return ReflectApply(BigIntToString, v, []);
-    if (typeof v === "string") return v;
+    if (typeof v === "string") return decimalString(v) ? v : NumberCtor(v);
     return NumberCtor(v);
+  }
+  // decimalString reports whether s is digits with an optional sign,
+  // point and exponent, between spaces.
+  function decimalString(s) {
+    let digits = false;
+    for (let i = 0; i < s.length; i++) {
+      const c = s[i];
+      if (c >= "0" && c <= "9") digits = true;
+      else if (c !== "." && c !== "e" && c !== "E" && c !== "+" && c !== "-" && c !== " ") return false;
+    }
+    return digits;
   }
   ObjectDefineProperty(NumberFormat.prototype, "format", {
     __proto__: null, enumerable: false, configurable: true,

@@ -147,6 +147,7 @@ add("locale", `new Intl.RelativeTimeFormat("de", {numeric: "auto"}).format(-2, "
 add("locale", `new Intl.NumberFormat("de-CH", {style: "currency", currency: "CHF"}).format(1234.5)`);
 add("locale", `new Intl.NumberFormat("en-IN").format(123456789.5)`);
 add("locale", `new Intl.NumberFormat("ja", {notation: "compact"}).format(123456789)`);
+add("exact", `["1234.5", " 12 ", "0x10", "Infinity", "-Infinity", "", "abc", "12345678901234567890.123456789", "1e3", "-0"].map(s => new Intl.NumberFormat("en-US").format(s))`);
 // evaluate runs every case: its value as JSON, or "throws NAME".
 function evaluate() {
   return cases.map(([group, expr]) => {
