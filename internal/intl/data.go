@@ -135,9 +135,9 @@ type locale struct {
 	hourCycle [3]byte
 
 	// Time zone names.
-	gmtFormat, gmtZeroFormat, hourFormat str
-	metazones                            []metazoneNames // by metazone
-	zones                                []zoneNames     // by zone
+	gmtFormat, hourFormat str
+	metazones             []metazoneNames // by metazone
+	zones                 []zoneNames     // by zone
 
 	// Numbers.
 	symbols      [symCount]str

@@ -524,11 +524,10 @@ type Value struct {
 
 // number is a value about to be formatted.
 type number struct {
-	d      decimal
-	neg    bool
-	nan    bool
-	inf    bool
-	parsed bool
+	d   decimal
+	neg bool
+	nan bool
+	inf bool
 }
 
 func numberOf(v Value) number {

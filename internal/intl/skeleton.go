@@ -116,9 +116,6 @@ type skeleton struct {
 	letter [fCount]byte
 	length [fCount]int8
 	typ    [fCount]int
-	// added is set for a day period the skeleton did not have but its
-	// twelve-hour clock implies.
-	added bool
 }
 
 // patternItem is a piece of a pattern: a field (a letter, n times) or a
@@ -236,27 +233,12 @@ func parseSkeleton(s string) skeleton {
 		if h == 'h' || h == 'K' {
 			if sk.letter[fDayPeriod] == 0 {
 				sk.letter[fDayPeriod], sk.length[fDayPeriod], sk.typ[fDayPeriod] = 'a', 1, tShort
-				sk.added = true
 			}
 		} else if sk.letter[fDayPeriod] != 0 {
 			sk.letter[fDayPeriod], sk.length[fDayPeriod], sk.typ[fDayPeriod] = 0, 0, 0
 		}
 	}
 	return sk
-}
-
-// base is the skeleton's fields with each letter's shortest length of
-// its type: the widths of a numeric field do not count.
-func (s *skeleton) base() [fCount]int {
-	var b [fCount]int
-	for i, l := range s.letter {
-		if l == 0 {
-			continue
-		}
-		t, _ := typeOf(l, int(s.length[i]))
-		b[i] = int(l)<<8 | t.minLen
-	}
-	return b
 }
 
 func (s *skeleton) mask() int {

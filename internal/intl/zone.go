@@ -262,9 +262,3 @@ func (l *locale) gmt(offset int, long bool) string {
 	}
 	return strings.Replace(l.gmtFormat.String(), "{0}", b.String(), 1)
 }
-
-// TimeZoneValid reports whether name is a time zone this Intl knows.
-func TimeZoneValid(name string) bool {
-	_, err := resolveTimeZone(name)
-	return err == nil
-}

@@ -584,8 +584,8 @@ func (g *generator) timeZoneNames(b *strings.Builder, tag string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(b, "gmtFormat: %s, gmtZeroFormat: %s, hourFormat: %s,\n",
-		g.str(atStr(t, "gmtFormat")), g.str(atStr(t, "gmtZeroFormat")), g.str(atStr(t, "hourFormat")))
+	// Not gmtZeroFormat: ICU 78 writes a zero offset GMT+0.
+	fmt.Fprintf(b, "gmtFormat: %s, hourFormat: %s,\n", g.str(atStr(t, "gmtFormat")), g.str(atStr(t, "hourFormat")))
 	kinds := []string{"generic", "standard", "daylight"}
 	names := func(m obj, width string) [3]string {
 		var r [3]string
