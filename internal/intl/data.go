@@ -136,8 +136,11 @@ type locale struct {
 
 	// Time zone names.
 	gmtFormat, hourFormat str
+	regionFormat          str             // "{0} Time": a zone's generic location name
 	metazones             []metazoneNames // by metazone
 	zones                 []zoneNames     // by zone
+	countries             []countryName   // by code, those of zones
+	cities                []cityName      // by zone, where not the name's last part
 
 	// Numbers.
 	symbols      [symCount]str
@@ -177,6 +180,18 @@ type zoneNames struct {
 	long, short [3]str
 }
 
+// countryName is a locale's name of a country.
+type countryName struct {
+	code string
+	name str
+}
+
+// cityName is a locale's name of a zone's exemplar city.
+type cityName struct {
+	zone uint16
+	name str
+}
+
 // currencyNames are a locale's names of a currency.
 type currencyNames struct {
 	code           string
@@ -202,6 +217,11 @@ type relativeNames struct {
 type zone struct {
 	name      string
 	metazones []metazoneSpan
+	// country is the zone's country (ISO 3166, from its BCP 47 key), ""
+	// for none; primary, whether it is the country's only zone or its
+	// primary one: its generic location name is the country's.
+	country string
+	primary bool
 }
 
 // metazoneSpan is a metazone of a zone from a time (Unix seconds) until

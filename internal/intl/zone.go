@@ -179,8 +179,11 @@ func (l *locale) zoneName(zone timeZone, t time.Time, letter byte, n int) string
 			}
 		}
 		if zone.name == "UTC" {
+			if kind == 0 {
+				return "" // no generic name: GMT+0
+			}
 			if zn := l.zoneNamesOf(utcZone()); zn != nil {
-				if s := pick(zn.long, zn.short, long, 1); s != "" {
+				if s := pick(zn.long, zn.short, long, kind); s != "" {
 					return s
 				}
 			}
@@ -189,10 +192,18 @@ func (l *locale) zoneName(zone timeZone, t time.Time, letter byte, n int) string
 		if mz == 0 {
 			return ""
 		}
-		if m := l.metazoneNames(mz); m != nil {
-			return pick(m.long, m.short, long, kind)
+		m := l.metazoneNames(mz)
+		if m == nil {
+			return ""
 		}
-		return ""
+		if kind == 0 && !hasDST(zone.loc, t) {
+			// ICU's generic name of a zone without daylight time near t
+			// is its standard name: Japan Standard Time.
+			if s := pick(m.long, m.short, long, 1); s != "" {
+				return s
+			}
+		}
+		return pick(m.long, m.short, long, kind)
 	}
 	switch letter {
 	case 'z':
@@ -203,8 +214,22 @@ func (l *locale) zoneName(zone timeZone, t time.Time, letter byte, n int) string
 		if s := named(0); s != "" {
 			return s
 		}
+		if s := l.locationName(zone); s != "" {
+			return s
+		}
 	}
 	return l.gmt(offset, long)
+}
+
+// hasDST reports whether loc observes daylight time within half a year
+// of t.
+func hasDST(loc *time.Location, t time.Time) bool {
+	for _, d := range []time.Duration{0, -184 * 24 * time.Hour, 184 * 24 * time.Hour} {
+		if t.Add(d).In(loc).IsDST() {
+			return true
+		}
+	}
+	return false
 }
 
 func pick(long, short [3]str, isLong bool, kind int) string {
@@ -261,4 +286,35 @@ func (l *locale) gmt(offset int, long bool) string {
 		}
 	}
 	return strings.Replace(l.gmtFormat.String(), "{0}", b.String(), 1)
+}
+
+// locationName is ICU's generic location name of zone: "France Time" for
+// the only (or primary) zone of its country, "Los Angeles Time" for another
+// (its exemplar city), "" for a zone of no country.
+func (l *locale) locationName(zone timeZone) string {
+	if zone.zone < 0 {
+		return ""
+	}
+	z := &zoneTable[zone.zone]
+	if z.country == "" || l.regionFormat == 0 {
+		return ""
+	}
+	var place string
+	if z.primary {
+		i := sort.Search(len(l.countries), func(i int) bool { return l.countries[i].code >= z.country })
+		if i < len(l.countries) && l.countries[i].code == z.country {
+			place = l.countries[i].name.String()
+		}
+	} else {
+		i := sort.Search(len(l.cities), func(i int) bool { return int(l.cities[i].zone) >= zone.zone })
+		if i < len(l.cities) && int(l.cities[i].zone) == zone.zone {
+			place = l.cities[i].name.String()
+		} else {
+			place = strings.ReplaceAll(z.name[strings.LastIndex(z.name, "/")+1:], "_", " ")
+		}
+	}
+	if place == "" {
+		return ""
+	}
+	return strings.Replace(l.regionFormat.String(), "{0}", place, 1)
 }

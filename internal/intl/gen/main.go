@@ -137,6 +137,7 @@ type generator struct {
 	metazoneIdx map[string]int
 	zones       []string // canonical names, by index
 	zoneIdx     map[string]int
+	zoneCountry map[string]string // canonical name → ISO country
 }
 
 func (g *generator) read(path string) (obj, error) {
@@ -529,12 +530,18 @@ func (g *generator) readZones() error {
 	}
 	tz := atObj(o, "keyword", "u", "tz")
 	var names []string
-	for _, v := range tz {
+	g.zoneCountry = map[string]string{}
+	for key, v := range tz {
 		alias := atStr(v, "_alias")
 		if alias == "" || atStr(v, "_deprecated") == "true" {
 			continue
 		}
-		names = append(names, strings.Fields(alias)[0])
+		name := strings.Fields(alias)[0]
+		names = append(names, name)
+		// A zone's key is its country and three letters (frpar).
+		if len(key) == 5 && key != "unk" && !strings.HasPrefix(key, "utc") && !strings.HasPrefix(key, "gmt") {
+			g.zoneCountry[name] = strings.ToUpper(key[:2])
+		}
 	}
 	sort.Strings(names)
 	g.zones = names
@@ -585,7 +592,49 @@ func (g *generator) timeZoneNames(b *strings.Builder, tag string) error {
 		return err
 	}
 	// Not gmtZeroFormat: ICU 78 writes a zero offset GMT+0.
-	fmt.Fprintf(b, "gmtFormat: %s, hourFormat: %s,\n", g.str(atStr(t, "gmtFormat")), g.str(atStr(t, "hourFormat")))
+	fmt.Fprintf(b, "gmtFormat: %s, hourFormat: %s, regionFormat: %s,\n", g.str(atStr(t, "gmtFormat")),
+		g.str(atStr(t, "hourFormat")), g.str(atStr(t, "regionFormat")))
+	terr, err := g.main("cldr-localenames-full", tag, "territories.json", "localeDisplayNames", "territories")
+	if err != nil {
+		return err
+	}
+	var codes []string
+	seen := map[string]bool{}
+	for _, c := range g.zoneCountry {
+		if !seen[c] {
+			seen[c] = true
+			codes = append(codes, c)
+		}
+	}
+	sort.Strings(codes)
+	b.WriteString("countries: []countryName{")
+	for _, c := range codes {
+		if n := atStr(terr, c); n != "" {
+			fmt.Fprintf(b, "{%q, %s},", c, g.str(n))
+		}
+	}
+	b.WriteString("},\ncities: []cityName{")
+	type city struct {
+		i    int
+		name string
+	}
+	var cities []city
+	zoneNamesOf(atObj(t, "zone"), "", func(name string, m obj) {
+		ex := atStr(m, "exemplarCity")
+		i, ok := g.zoneIdx[name]
+		if !ok || ex == "" {
+			return
+		}
+		last := name[strings.LastIndex(name, "/")+1:]
+		if ex != strings.ReplaceAll(last, "_", " ") {
+			cities = append(cities, city{i, ex})
+		}
+	})
+	sort.Slice(cities, func(a, b int) bool { return cities[a].i < cities[b].i })
+	for _, c := range cities {
+		fmt.Fprintf(b, "{%d, %s},", c.i, g.str(c.name))
+	}
+	b.WriteString("},\n")
 	kinds := []string{"generic", "standard", "daylight"}
 	names := func(m obj, width string) [3]string {
 		var r [3]string
@@ -1000,9 +1049,20 @@ func (g *generator) writeZones(b *bytes.Buffer) error {
 	for _, m := range g.metazones {
 		fmt.Fprintf(b, "%q,", m)
 	}
+	pz, err := g.read("cldr-core/supplemental/primaryZones.json")
+	if err != nil {
+		return err
+	}
+	primary := atObj(pz, "supplemental", "primaryZones")
+	perCountry := map[string]int{}
+	for _, c := range g.zoneCountry {
+		perCountry[c]++
+	}
 	b.WriteString("}\n\n// zoneTable are the IANA zones by CLDR's canonical name, with their metazones.\nvar zoneTable = [...]zone{\n")
 	for _, z := range g.zones {
-		fmt.Fprintf(b, "{%q, []metazoneSpan{%s}},\n", z, spans[z])
+		c := g.zoneCountry[z]
+		isPrimary := c != "" && (perCountry[c] == 1 || atStr(primary, c) == z)
+		fmt.Fprintf(b, "{%q, []metazoneSpan{%s}, %q, %t},\n", z, spans[z], c, isPrimary)
 	}
 	b.WriteString("}\n\n")
 	o, err := g.read("cldr-bcp47/bcp47/timezone.json")

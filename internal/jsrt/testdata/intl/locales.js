@@ -43,6 +43,8 @@ function localeCases(L) {
     '{weekday: "long", hour: "numeric", minute: "numeric"}',
   ]) for (const t of ["2026-01-05T08:04:05.678Z", "2026-07-01T19:30:00Z"])
     add(`new Intl.DateTimeFormat(${l}, Object.assign({timeZone: "Europe/Paris"}, ${o})).format(new Date(${q(t)}))`);
+  for (const z of ["America/Los_Angeles", "Europe/Paris", "Asia/Tokyo", "UTC"]) for (const n of ["shortGeneric", "longGeneric"])
+    add(`new Intl.DateTimeFormat(${l}, {timeZone: ${q(z)}, hour: "numeric", timeZoneName: "${n}"}).format(new Date("2026-01-05T08:04:05Z"))`);
   for (const o of ['{dateStyle: "medium", timeStyle: "short"}', '{weekday: "short", hour: "numeric", timeZoneName: "short"}'])
     add(`new Intl.DateTimeFormat(${l}, Object.assign({timeZone: "America/New_York"}, ${o})).formatToParts(new Date("2026-07-01T17:05:00Z"))`);
   for (const o of ['{}', '{dateStyle: "long", timeStyle: "short"}', '{hour: "numeric", minute: "numeric"}', '{month: "long", hour: "2-digit"}'])
