@@ -194,7 +194,7 @@ type cityName struct {
 
 // currencyNames are a locale's names of a currency.
 type currencyNames struct {
-	code           string
+	code           [3]byte
 	symbol, narrow str
 	name           plurals
 }

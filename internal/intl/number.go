@@ -905,8 +905,12 @@ func (f *NumberFormat) currencyText() string {
 }
 
 func (l *locale) currency(code string) *currencyNames {
-	i := sort.Search(len(l.currencies), func(i int) bool { return l.currencies[i].code >= code })
-	if i < len(l.currencies) && l.currencies[i].code == code {
+	if len(code) != 3 {
+		return nil
+	}
+	c := [3]byte{code[0], code[1], code[2]}
+	i := sort.Search(len(l.currencies), func(i int) bool { return string(l.currencies[i].code[:]) >= code })
+	if i < len(l.currencies) && l.currencies[i].code == c {
 		return &l.currencies[i]
 	}
 	return nil

@@ -752,7 +752,7 @@ func (g *generator) numbers(b *strings.Builder, tag string) error {
 			// A name without plural forms: the one for every count.
 			names = "{0, 0, 0, 0, 0, " + g.str(atStr(c, "displayName")) + ", 0}"
 		}
-		fmt.Fprintf(b, "{%q, %s, %s, plurals%s},", code, g.str(sym), g.str(narrow), names)
+		fmt.Fprintf(b, "{[3]byte{'%c', '%c', '%c'}, %s, %s, plurals%s},", code[0], code[1], code[2], g.str(sym), g.str(narrow), names)
 	}
 	b.WriteString("},\n")
 	return nil
