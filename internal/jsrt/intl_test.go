@@ -223,6 +223,21 @@ var intlDifferences = []struct {
 		exprs: []string{`("de-LU")`, `("en-NZ")`, `("fr-BE")`, `("es-AR")`, `("pt-AO")`, `("sv-FI")`, `("it-CH")`, `("nn")`, `("zh-HK")`},
 	},
 	{
+		// ECMA-402 (since 2023) makes hour12 the locale's twelve- or
+		// 24-hour clock: h23 for hour12: false in en-US, h12 for hour12:
+		// true in de. V8 in Node 20 keeps the older rule: h24 ("24:30")
+		// and h11 ("0:30 AM").
+		why:   "hour12 is ECMA-402's h12/h23, Node 20's h11/h24",
+		table: "cases.js",
+		exprs: []string{`hour12: false}).format(Date.UTC(2026, 0, 1, 0, 30))`, `hour12: true}).format(Date.UTC(2026, 0, 1, 0, 30))`},
+	},
+	{
+		// ES2024's offset time zones; Node 20 throws a RangeError.
+		why:   "an offset time zone is accepted",
+		table: "cases.js",
+		exprs: []string{`timeZone: "+05:30"`},
+	},
+	{
 		// V8 reads the options back from the pattern's letters, those of
 		// its quoted words too: de's "{1} 'um' {0}" gives a minute, cs's
 		// "'v'" a generic time zone name. This Intl reports the fields.

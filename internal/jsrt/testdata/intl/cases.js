@@ -147,6 +147,11 @@ add("locale", `new Intl.RelativeTimeFormat("de", {numeric: "auto"}).format(-2, "
 add("locale", `new Intl.NumberFormat("de-CH", {style: "currency", currency: "CHF"}).format(1234.5)`);
 add("locale", `new Intl.NumberFormat("en-IN").format(123456789.5)`);
 add("locale", `new Intl.NumberFormat("ja", {notation: "compact"}).format(123456789)`);
+// ECMA-402's clocks for hour12 (Node 20 keeps V8's older h24 and h11),
+// and an offset time zone, which Node 20 refuses: listed differences.
+add("locale", `new Intl.DateTimeFormat("en-US", {timeZone: "UTC", hour: "numeric", minute: "numeric", hour12: false}).format(Date.UTC(2026, 0, 1, 0, 30))`);
+add("locale", `new Intl.DateTimeFormat("de", {timeZone: "UTC", hour: "numeric", minute: "numeric", hour12: true}).format(Date.UTC(2026, 0, 1, 0, 30))`);
+add("locale", `new Intl.DateTimeFormat("en-US", {timeZone: "+05:30", hour: "numeric", minute: "numeric"}).format(Date.UTC(2026, 0, 1, 0, 30))`);
 add("exact", `["1234.5", " 12 ", "0x10", "Infinity", "-Infinity", "", "abc", "12345678901234567890.123456789", "1e3", "-0"].map(s => new Intl.NumberFormat("en-US").format(s))`);
 // evaluate runs every case: its value as JSON, or "throws NAME".
 function evaluate() {
