@@ -67,6 +67,18 @@
 // shape and array read in place, and off (the JSON path) if they do not
 // match; TestVMInternals fails then.
 //
+// # Parts loaded on first use
+//
+// The web globals and Intl are parts of the bootstrap that a VM evaluates
+// the first time its step reads one of their globals (bootstrap.js,
+// loadPart). Intl's part (intl.js) is the ECMA-402 surface over host
+// functions (intl.go) that format with package intl: CLDR tables generated
+// into Go for the locales of Config.Locales (IntlLocales lists what the
+// binary has), one implementation for every locale. A VM's Intl setup, its
+// offered locales, default locale (en-US) and time zone (UTC), is the
+// machine's intl.Env, which the run that takes the VM sets. RATIONALE.md,
+// "Why is Intl Go-backed", says why and what it costs.
+//
 // A Job's Packages are npm bundles (package npm). Their bytecode is
 // compiled once per process (packages.go); the step's imports of them are
 // rewritten before it compiles (imports.go: the AsyncFunction constructor
