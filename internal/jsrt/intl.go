@@ -53,7 +53,7 @@ func (m *machine) loadIntl() error {
 		"__sbx_intl_new":     st.newFormatter,
 		"__sbx_intl_format":  st.format,
 		"__sbx_intl_locales": st.locales,
-		"__sbx_intl_locale":  intlLocale,
+		"__sbx_intl_locale":  st.locale,
 		"__sbx_intl_plural":  intlPlural,
 		"__sbx_intl_compare": func(args []any) (any, error) {
 			return intlCompare(st.colls, args)
@@ -235,7 +235,7 @@ func (st *intlState) locales(args []any) (any, error) {
 	case "plural", "collator":
 		out = []string{}
 		for _, t := range canon {
-			if l, _ := intlLocale([]any{kind, `["` + t + `"]`}); l != intl.DefaultLocale || t == "en-US" || t == "en" {
+			if l := localeOf(kind, []string{t}, ""); l != "" {
 				out = append(out, t)
 			}
 		}
@@ -248,22 +248,31 @@ func (st *intlState) locales(args []any) (any, error) {
 	return string(b), nil
 }
 
-// intlLocale is __sbx_intl_locale(kind, tags): the locale a "plural" or
+// locale is __sbx_intl_locale(kind, tags): the locale a "plural" or
 // "collator" formatter resolves to from tags, a canonical locale list as
-// JSON: the first one with data, else intl.DefaultLocale.
-func intlLocale(args []any) (any, error) {
+// JSON: the first one with data, else the VM's default locale, as it is.
+func (st *intlState) locale(args []any) (any, error) {
 	kind, _ := intlArg[string](args, 0)
 	list, _ := intlArg[string](args, 1)
 	var tags []string
 	if err := json.Unmarshal([]byte(list), &tags); err != nil {
 		return nil, fmt.Errorf("intl: locale list: %w", err)
 	}
-	switch kind {
-	case "plural":
-		return intl.PluralLocale(tags, intl.DefaultLocale), nil
-	case "collator":
-	default:
+	if kind != "plural" && kind != "collator" {
 		return nil, fmt.Errorf("intl: unknown kind %q", kind)
+	}
+	def := st.env.DefaultLocale
+	if def == "" {
+		def = intl.DefaultLocale
+	}
+	return localeOf(kind, tags, def), nil
+}
+
+// localeOf is the locale of kind ("plural" or "collator") for the first
+// of tags golang.org/x/text has data for, or def.
+func localeOf(kind string, tags []string, def string) string {
+	if kind == "plural" {
+		return intl.PluralLocale(tags, def)
 	}
 	for _, s := range tags {
 		base, _ := intl.SplitExtensions(s)
@@ -279,14 +288,14 @@ func intlLocale(args []any) (any, error) {
 		// a few tailored regions and Chinese by script or region.
 		switch {
 		case collationRegions[base], b.String() == "zh":
-			return base, nil
+			return base
 		}
 		if sc, conf := t.Script(); conf == language.Exact {
-			return b.String() + "-" + sc.String(), nil // sr-Latn
+			return b.String() + "-" + sc.String() // sr-Latn
 		}
-		return b.String(), nil
+		return b.String()
 	}
-	return intl.DefaultLocale, nil
+	return def
 }
 
 // collationRegions are the locales whose collation ICU tailors beyond
