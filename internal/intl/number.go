@@ -517,8 +517,11 @@ func (f *NumberFormat) stylePattern() numPattern {
 // Value is a number to format: a float64, or (from a BigInt or a string)
 // exact decimal digits.
 type Value struct {
-	F       float64
-	Decimal string // used when IsDecimal
+	F float64
+	// Decimal, used when IsDec, is a decimal literal, or a BigInt's digits
+	// followed by "n". A literal beyond a float64's range is infinite or
+	// zero, as in V8; a BigInt is exact whatever its size.
+	Decimal string
 	IsDec   bool
 }
 
@@ -532,9 +535,18 @@ type number struct {
 
 func numberOf(v Value) number {
 	if v.IsDec {
-		d, neg, ok := parseDecimal(v.Decimal)
+		s, bigint := strings.CutSuffix(v.Decimal, "n")
+		d, neg, ok := parseDecimal(s)
 		if !ok {
 			return number{nan: true}
+		}
+		if !bigint && !d.isZero() {
+			switch f, _ := strconv.ParseFloat(strings.TrimSpace(s), 64); {
+			case math.IsInf(f, 0):
+				return number{inf: true, neg: neg}
+			case f == 0:
+				return number{neg: neg} // below the smallest float64
+			}
 		}
 		return number{d: d, neg: neg}
 	}

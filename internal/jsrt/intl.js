@@ -263,10 +263,11 @@
     nfSlots.set(self, s);
     return self;
   }
-  // numberValue keeps a BigInt or a decimal string exact: the host reads
-  // its digits. Another string is a Number ("0x10", "Infinity").
+  // numberValue keeps a BigInt (its digits and "n") or a decimal string
+  // exact: the host reads its digits. Another string is a Number ("0x10",
+  // "Infinity").
   function numberValue(v) {
-    if (typeof v === "bigint") return ReflectApply(BigIntToString, v, []);
+    if (typeof v === "bigint") return ReflectApply(BigIntToString, v, []) + "n";
     if (typeof v === "string") return decimalString(v) ? v : NumberCtor(v);
     return NumberCtor(v);
   }

@@ -152,6 +152,7 @@ add("locale", `new Intl.NumberFormat("ja", {notation: "compact"}).format(1234567
 add("locale", `new Intl.DateTimeFormat("en-US", {timeZone: "UTC", hour: "numeric", minute: "numeric", hour12: false}).format(Date.UTC(2026, 0, 1, 0, 30))`);
 add("locale", `new Intl.DateTimeFormat("de", {timeZone: "UTC", hour: "numeric", minute: "numeric", hour12: true}).format(Date.UTC(2026, 0, 1, 0, 30))`);
 add("locale", `new Intl.DateTimeFormat("en-US", {timeZone: "+05:30", hour: "numeric", minute: "numeric"}).format(Date.UTC(2026, 0, 1, 0, 30))`);
+add("exact", `[10n ** 40n, "1e400", "-1e-400", "1" + "0".repeat(400)].map(v => new Intl.NumberFormat("en-US").format(v))`);
 add("exact", `["1234.5", " 12 ", "0x10", "Infinity", "-Infinity", "", "abc", "12345678901234567890.123456789", "1e3", "-0"].map(s => new Intl.NumberFormat("en-US").format(s))`);
 // evaluate runs every case: its value as JSON, or "throws NAME".
 function evaluate() {
