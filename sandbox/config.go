@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sort"
 	"time"
+
+	"github.com/stepbox/stepbox/internal/jsrt"
 )
 
 // Config configures an Engine. It is plain data: the zero value of each
@@ -112,7 +114,24 @@ type Config struct {
 	// steps may import; the zero value is DefaultPackages in the default
 	// cache directory.
 	Packages Packages `json:"packages,omitempty"`
+	// Locales are the locales beyond English that the Intl of JavaScript
+	// and TypeScript steps offers (DateTimeFormat, NumberFormat,
+	// RelativeTimeFormat, ListFormat and the toLocale*String methods),
+	// each one of IntlLocales; a language brings the binary's regional
+	// locales of it ("de": de, de-AT, de-CH). A step's locale that is not
+	// offered resolves as ECMA-402's lookup does, to its parent or to
+	// en-US (and resolvedOptions().locale says which). Nil means every
+	// locale of IntlLocales; empty means English alone. An unknown locale
+	// is an error of New. Not settable per request. PluralRules and
+	// Collator offer every locale golang.org/x/text has, whatever this
+	// says.
+	Locales []string `json:"locales,omitzero"`
 }
+
+// IntlLocales returns the locales the Intl of JavaScript steps has data
+// for, English ones first: what Config.Locales chooses from. Each is a
+// BCP 47 tag as CLDR names it (en, en-GB, de, de-AT, zh-Hant, ...).
+func IntlLocales() []string { return jsrt.IntlLocales() }
 
 const (
 	defaultPlanName    = "default"
@@ -232,6 +251,11 @@ func (c Config) resolve() (*resolved, error) {
 	}
 	if r.Meter == nil {
 		r.Meter = noMeter{}
+	}
+	if c.Locales != nil {
+		if err := jsrt.CheckLocales(c.Locales); err != nil {
+			errs = append(errs, fmt.Errorf("locales: %w", err))
+		}
 	}
 	errs = append(errs, c.resolveModules(r)...)
 	errs = append(errs, c.resolveDefaults(r)...)

@@ -45,7 +45,7 @@ type runner interface {
 func newRunner(r *resolved, py *python) (runner, func(context.Context), error) {
 	switch r.Isolation {
 	case IsolationInProcess:
-		js, err := jsrt.New(jsrt.Config{Warm: r.Warm})
+		js, err := jsrt.New(jsrt.Config{Warm: r.Warm, Locales: r.Locales})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -69,6 +69,7 @@ func newPool(r *resolved, python func() (*pyrt.Launcher, error)) (*pool.Pool, er
 	pc := pool.Config{
 		Size:             r.PoolSize,
 		Warm:             r.Warm,
+		Locales:          r.Locales,
 		Grace:            r.Grace,
 		MaxFrameBytes:    maxFrameBytes(r),
 		Logger:           r.Logger,

@@ -72,6 +72,10 @@ type Config struct {
 	// Warm is how many pre-bootstrapped runtimes are kept ready. Zero: 2;
 	// negative: none.
 	Warm int `json:"warm,omitempty"`
+	// Locales are the locales beyond English that the Intl of JavaScript
+	// steps offers, each one of sandbox.IntlLocales (see
+	// sandbox.Config.Locales): absent, every one; [] English alone.
+	Locales []string `json:"locales,omitzero"`
 	// TenantSlots is the most slots (of PoolSize) one tenant's runs may hold
 	// at once, and so the same fraction of the queue; its further runs wait,
 	// while other tenants' runs take the free slots (see
@@ -312,6 +316,11 @@ func (c Config) Validate() error {
 	if c.EventBuffer < 0 {
 		bad("eventBuffer", "%d is negative", c.EventBuffer)
 	}
+	for i, l := range c.Locales {
+		if !slices.Contains(sandbox.IntlLocales(), l) {
+			bad(fmt.Sprintf("locales[%d]", i), "%q is not one of %s", l, strings.Join(sandbox.IntlLocales(), ", "))
+		}
+	}
 	if c.PoolSize > 0 && c.TenantSlots > c.PoolSize {
 		bad("tenantSlots", "%d is more than poolSize (%d): write -1 for no share", c.TenantSlots, c.PoolSize)
 	}
@@ -483,6 +492,7 @@ func (c Config) EngineConfig() sandbox.Config {
 		PoolSize:     c.PoolSize,
 		QueueSize:    c.QueueSize,
 		Warm:         c.Warm,
+		Locales:      c.Locales,
 		Workers:      c.Workers,
 		TenantSlots:  c.TenantSlots,
 		EventBuffer:  c.EventBuffer,

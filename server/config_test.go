@@ -200,6 +200,30 @@ func TestApplyEnv(t *testing.T) {
 	}
 }
 
+// TestLocalesConfig: locales (YAML or STEPBOX_LOCALES) reach the engine's
+// config; an unknown one is named with its index; none is English alone.
+func TestLocalesConfig(t *testing.T) {
+	c, err := server.ParseConfig([]byte("locales: [de, xx]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), `locales[1]: "xx" is not one of en, en-GB`) {
+		t.Fatalf("Validate: %v", err)
+	}
+	for v, want := range map[string][]string{"de, fr": {"de", "fr"}, "none": {}} {
+		c := server.Config{}
+		if err := c.ApplyEnv(func(k string) string { return map[string]string{"STEPBOX_LOCALES": v}[k] }); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.EngineConfig().Locales; !slices.Equal(got, want) || got == nil {
+			t.Errorf("STEPBOX_LOCALES=%q: %#v", v, got)
+		}
+	}
+	if got := (server.Config{}).EngineConfig().Locales; got != nil {
+		t.Errorf("no locales: %#v, want nil (every locale)", got)
+	}
+}
+
 // TestDeployConfigMapIsValid keeps the configuration shipped in
 // deploy/k8s/configmap.yaml valid.
 func TestDeployConfigMapIsValid(t *testing.T) {

@@ -378,8 +378,8 @@ planDefaults:
 	ts := start(t, cfg)
 	const code = `return [new Date(Date.UTC(2026, 6, 1, 12)).getHours(), Intl.DateTimeFormat().resolvedOptions().timeZone, new Intl.PluralRules().resolvedOptions().locale]`
 	for _, c := range []struct{ extra, want string }{
-		{``, `[14,"Europe/Paris","fr"]`},
-		{`,"plan":"tokyo"`, `[21,"Asia/Tokyo","fr"]`},
+		{``, `[14,"Europe/Paris","fr-FR"]`},
+		{`,"plan":"tokyo"`, `[21,"Asia/Tokyo","fr-FR"]`},
 		{`,"timeZone":"America/New_York","locale":"de"`, `[8,"America/New_York","de"]`},
 	} {
 		body, _ := json.Marshal(code)

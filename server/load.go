@@ -266,6 +266,10 @@ var envVars = []struct {
 	{"STEPBOX_POOL_SIZE", "poolSize", func(c *Config, v string) error { return setInt(&c.PoolSize, v) }},
 	{"STEPBOX_QUEUE_SIZE", "queueSize", func(c *Config, v string) error { return setInt(&c.QueueSize, v) }},
 	{"STEPBOX_WARM", "warm", func(c *Config, v string) error { return setInt(&c.Warm, v) }},
+	{"STEPBOX_LOCALES", "locales", func(c *Config, v string) error {
+		c.Locales = splitList(v) // validated as locales
+		return nil
+	}},
 	{"STEPBOX_TENANT_SLOTS", "tenantSlots", func(c *Config, v string) error { return setInt(&c.TenantSlots, v) }},
 	{"STEPBOX_STALL_TIMEOUT", "stallTimeout", func(c *Config, v string) error {
 		d, err := time.ParseDuration(v)
@@ -293,6 +297,21 @@ var envVars = []struct {
 		}
 		return nil
 	}},
+}
+
+// splitList is a comma-separated list, each item trimmed; "none" is the
+// empty list.
+func splitList(v string) []string {
+	out := []string{}
+	if strings.TrimSpace(v) == "none" {
+		return out
+	}
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func setInt(p *int, v string) error {

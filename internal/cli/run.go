@@ -76,6 +76,11 @@ Flags:
                        default UTC, whatever this machine's zone
   --locale TAG         the step's default locale for Intl and toLocaleString,
                        a BCP 47 tag such as de-DE (default en-US)
+  --locales LIST       the locales beyond English that Intl offers the step,
+                       comma-separated, e.g. --locales de,fr (a language brings
+                       its regions: de is de, de-AT, de-CH); none: English
+                       alone (default: every one the binary has; an unknown
+                       one is refused with the list)
   --json               print every event as one JSON line on stdout
   --unsafe-dev         UNSAFE development mode: run a JavaScript or TypeScript
                        step inside this process, without the worker jail (for
@@ -100,6 +105,7 @@ type runFlags struct {
 	python, pythonPackages   string
 	pythonPreload            listFlag
 	pythonPreloadSet         bool
+	locales                  []string // nil: every locale
 }
 
 // listFlag is a flag of comma-separated names that may repeat.
@@ -145,6 +151,18 @@ func runCommand(ctx context.Context, st *State, args []string) int {
 	fs.BoolVar(&f.unsafeDev, "unsafe-dev", false, "")
 	fs.StringVar(&f.python, "python", "", "")
 	fs.StringVar(&f.pythonPackages, "python-packages", "", "")
+	fs.Func("locales", "", func(s string) error {
+		if strings.TrimSpace(s) == "none" {
+			f.locales = []string{}
+			return nil
+		}
+		var l listFlag
+		if err := l.Set(s); err != nil {
+			return err
+		}
+		f.locales = append(f.locales, l...)
+		return nil
+	})
 	fs.Func("python-preload", "", func(s string) error {
 		f.pythonPreloadSet = true
 		return f.pythonPreload.Set(s)
@@ -304,6 +322,7 @@ func (f *runFlags) build(st *State, file string) (sandbox.Request, sandbox.Confi
 		return req, cfg, nil, err
 	}
 	cfg.Packages.NPM = f.npm
+	cfg.Locales = f.locales
 	cfg.PoolSize = 1
 	cfg.Warm = -1 // one run: a warm pool would only cost a second VM
 	return req, cfg, data, nil

@@ -134,7 +134,7 @@ func TestTimeZoneAndLocale(t *testing.T) {
 		want  string
 	}{
 		{js, []string{"-"}, `[12,"UTC","en-US"]`},
-		{js, []string{"-", "--tz", "Europe/Paris", "--locale", "de-DE"}, `[14,"Europe/Paris","de"]`},
+		{js, []string{"-", "--tz", "Europe/Paris", "--locale", "de-DE"}, `[14,"Europe/Paris","de-DE"]`},
 		{js, []string{"-", "--tz", "America/Los_Angeles"}, `[5,"America/Los_Angeles","en-US"]`},
 		{py, []string{"-", "--lang", "python"}, `"12 UTC"`},
 		{py, []string{"-", "--lang", "python", "--tz", "Europe/Paris"}, `"14 CEST"`},

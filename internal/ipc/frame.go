@@ -110,6 +110,10 @@ type Hello struct {
 	MaxFrameBytes int `json:"maxFrameBytes,omitempty"`
 	// Warm is jsrt.Config.Warm for the worker's runtime. Host to worker only.
 	Warm int `json:"warm,omitempty"`
+	// Locales is jsrt.Config.Locales for the worker's runtime: the locales
+	// beyond English its Intl offers; absent means every one. Host to
+	// worker only.
+	Locales []string `json:"locales,omitempty"`
 	// Bootstrap, if set, is the JavaScript bootstrap as the host compiled
 	// it (jsrt.Bootstrap), so that the worker need not compile it again
 	// (jsrt.UseBootstrap; a worker of another build ignores it). Host to

@@ -557,7 +557,16 @@
       }
       const make = loadPart("intl"); // installs Intl and the methods
       if (typeof make !== "function") throw new TypeErrorCtor("the Intl API could not be loaded");
-      make();
+      try {
+        make();
+      } catch (_) {
+        // A prototype the step froze takes no method: put back the ones
+        // installed before it, and fail as a load that could not start.
+        for (let i = 0; i < INTL_METHODS.length; i++) {
+          try { if (methods[i] !== undefined) ObjectDefineProperty(INTL_METHODS[i][0], INTL_METHODS[i][1], methods[i]); } catch (_) {}
+        }
+        throw new TypeErrorCtor("the Intl API could not be loaded");
+      }
       const api = { __proto__: null, Intl: global.Intl, methods: [] };
       for (let i = 0; i < INTL_METHODS.length; i++) {
         const o = INTL_METHODS[i][0], k = INTL_METHODS[i][1];

@@ -118,6 +118,19 @@
 // (an AbortSignal's state, a Blob's bytes) follows the bridge's rules
 // (bootstrap.js's header).
 //
+// # Intl
+//
+// Intl is, like the web globals, a part of the bootstrap that a VM
+// evaluates the first time its step reads Intl or calls a locale method
+// (bootstrap.js, loadPart). Intl's part (intl.js) is the ECMA-402 surface over host
+// functions (intl.go) that format with package intl: CLDR tables generated
+// into Go for the locales of Config.Locales (IntlLocales lists what the
+// binary has), one implementation for every locale. A VM's Intl setup, its
+// offered locales, default locale (en-US) and time zone (UTC), is the
+// machine's intl.Env, which the run that takes the VM sets from its Job
+// (TimeZone, Locale). RATIONALE.md, "Why is Intl Go-backed", says why and
+// what it costs.
+//
 // A Job's Packages are npm bundles (package npm). Their bytecode is
 // compiled once per process (packages.go); the step's imports of them are
 // rewritten before it compiles (imports.go: the AsyncFunction constructor

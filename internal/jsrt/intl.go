@@ -8,23 +8,19 @@ import (
 	"strings"
 	"unicode"
 
-	// The jail has no zoneinfo directory: Intl's every IANA zone comes
-	// from the copy embedded in the binary (about 450 KB).
-	_ "time/tzdata"
-
 	"golang.org/x/text/collate"
-	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 	"golang.org/x/text/unicode/norm"
-	"modernc.org/quickjs/intl"
+
+	"github.com/stepbox/stepbox/internal/intl"
 )
 
 // The guest's Intl is a part loaded on a step's first use of Intl or of a
-// locale method (bootstrap.js, __sbx_intlAPI): modernc.org/quickjs/intl's
-// DateTimeFormat and NumberFormat (Go over Go's time zone database, en-US
-// data), and intl.js's PluralRules, Collator and ListFormat over the host
-// functions below (golang.org/x/text's CLDR plural rules and collation).
-// RATIONALE.md says why this and not the FormatJS polyfills.
+// locale method (bootstrap.js, __sbx_intlAPI): intl.js over the host
+// functions below, which format with internal/intl (CLDR data generated
+// into Go tables, for the locales the Runtime offers: Config.Locales) and
+// collate with golang.org/x/text. RATIONALE.md says why this and not the
+// FormatJS polyfills.
 
 //go:embed intl.js
 var intlSource string
@@ -32,37 +28,35 @@ var intlSource string
 // DefaultTimeZone is the time zone of a run's Intl when the step names
 // none: what Intl.DateTimeFormat().resolvedOptions().timeZone reports and
 // what toLocaleString formats in.
-const DefaultTimeZone = "UTC"
+const DefaultTimeZone = intl.DefaultTimeZone
 
-// defaultLocale is the locale a formatter resolves to when it is given
-// none, or none this implementation has.
-const defaultLocale = "en-US"
+// intlState is a VM's Intl once loaded: its setup and the formatters its
+// step made, by the ids intl.js gave them.
+type intlState struct {
+	env   intl.Env
+	fmts  map[int64]any // *intl.DateTimeFormat, *intl.NumberFormat, ...; one VM, one goroutine
+	colls map[string]*collate.Collator
+}
 
-// loadIntl installs modernc.org/quickjs/intl's Intl and the host functions
-// intl.js reads (and deletes) from the global object. They take any
-// arguments safely: a step that replaced a built-in the loading calls
-// could reach them before intl.js deletes them.
+// maxFormatters bounds a VM's formatters kept by the host: a step that
+// makes more has them made again from their requests (intl.js keeps each
+// one's request, in the VM's own memory).
+const maxFormatters = 256
+
+// loadIntl registers the host functions intl.js reads (and deletes) from
+// the global object. They take any arguments safely: a step that replaced
+// a built-in the loading calls could reach them before intl.js deletes
+// them.
 func (m *machine) loadIntl() error {
-	zone, locale := DefaultTimeZone, defaultLocale
-	if rn := m.run; rn != nil {
-		if rn.job.TimeZone != "" {
-			zone = rn.job.TimeZone
-		}
-		if rn.job.Locale != "" {
-			locale = rn.job.Locale
-		}
-	}
-	if err := intl.Register(m.vm, intl.TimeZone(zone)); err != nil {
-		return fmt.Errorf("jsrt: intl: %w", err)
-	}
-	coll := map[string]*collate.Collator{} // one VM, one goroutine at a time
+	st := &intlState{env: m.intl, fmts: map[int64]any{}, colls: map[string]*collate.Collator{}}
 	for name, fn := range map[string]func([]any) (any, error){
-		"__sbx_intl_locale": func(args []any) (any, error) {
-			return intlLocale(locale, args)
-		},
-		"__sbx_intl_plural": intlPlural,
+		"__sbx_intl_new":     st.newFormatter,
+		"__sbx_intl_format":  st.format,
+		"__sbx_intl_locales": st.locales,
+		"__sbx_intl_locale":  st.locale,
+		"__sbx_intl_plural":  intlPlural,
 		"__sbx_intl_compare": func(args []any) (any, error) {
-			return intlCompare(coll, args)
+			return intlCompare(st.colls, args)
 		},
 	} {
 		if err := m.vm.RegisterHostFunc(name, fn); err != nil {
@@ -72,58 +66,241 @@ func (m *machine) loadIntl() error {
 	return nil
 }
 
-// intlLocale is __sbx_intl_locale(kind, tags): the locale a "plural" or
-// "collator" formatter resolves to from tags, a canonical locale list as
-// JSON: the first one with data, else (unless a third argument is true:
-// supportedLocalesOf's question) the run's default locale (fallback) if it
-// has data, else defaultLocale.
-func intlLocale(fallback string, args []any) (any, error) {
+// jsError is the answer of a host function that tells intl.js to throw:
+// \x01, the error's constructor, \x01, its message.
+func jsError(err error) (any, error) {
+	var e *intl.Error
+	if errors.As(err, &e) {
+		return "\x01" + e.Name + "\x01" + e.Message, nil
+	}
+	return "\x01Error\x01" + err.Error(), nil
+}
+
+// newFormatter is __sbx_intl_new(kind, locales, options, id): the
+// formatter (kind "dtf", "nf", "rtf" or "lf") for the locales (a JSON array
+// of strings) and options (a JSON object of what intl.js read), kept under
+// id; it answers the formatter's resolved options as JSON.
+func (st *intlState) newFormatter(args []any) (any, error) {
+	kind, _ := intlArg[string](args, 0)
+	locs, _ := intlArg[string](args, 1)
+	opts, _ := intlArg[string](args, 2)
+	id, ok := number(args, 3)
+	if !ok {
+		return nil, errors.New("intl: no formatter id")
+	}
+	f, err := st.make(kind, locs, opts)
+	if err != nil {
+		return jsError(err)
+	}
+	if len(st.fmts) >= maxFormatters {
+		clear(st.fmts)
+	}
+	st.fmts[int64(id)] = f
+	switch f := f.(type) {
+	case *intl.DateTimeFormat:
+		return f.ResolvedOptions(), nil
+	case *intl.NumberFormat:
+		return f.ResolvedOptions(), nil
+	case *intl.RelativeTimeFormat:
+		return f.ResolvedOptions(), nil
+	case *intl.ListFormat:
+		return f.ResolvedOptions(), nil
+	}
+	return nil, errors.New("intl: no formatter")
+}
+
+func (st *intlState) make(kind, locs, opts string) (any, error) {
+	var locales []string
+	if err := json.Unmarshal([]byte(locs), &locales); err != nil {
+		return nil, fmt.Errorf("intl: locales: %w", err)
+	}
+	var o map[string]any
+	if err := json.Unmarshal([]byte(opts), &o); err != nil {
+		return nil, fmt.Errorf("intl: options: %w", err)
+	}
+	switch kind {
+	case "dtf":
+		return st.env.NewDateTimeFormat(locales, intl.DateOptions(o))
+	case "nf":
+		return st.env.NewNumberFormat(locales, intl.NumberOptions(o))
+	case "rtf":
+		return st.env.NewRelativeTimeFormat(locales, intl.NumberOptions(o))
+	case "lf":
+		return st.env.NewListFormat(locales, intl.NumberOptions(o))
+	}
+	return nil, fmt.Errorf("intl: unknown kind %q", kind)
+}
+
+// format is __sbx_intl_format(id, value, toParts[, unit]): value
+// formatted by the formatter id, as a string, or with toParts as the JSON
+// of its parts; \x02 if the host no longer has the formatter, which
+// intl.js then makes again (newFormatter).
+func (st *intlState) format(args []any) (any, error) {
+	id, _ := number(args, 0)
+	toParts, _ := intlArg[bool](args, 2)
+	f, ok := st.fmts[int64(id)]
+	if !ok {
+		return "\x02", nil
+	}
+	var parts []intl.Part
+	switch f := f.(type) {
+	case *intl.DateTimeFormat:
+		ms, _ := number(args, 1)
+		if !toParts {
+			s, err := f.Format(ms)
+			if err != nil {
+				return jsError(err)
+			}
+			return s, nil
+		}
+		var err error
+		if parts, err = f.FormatToParts(ms); err != nil {
+			return jsError(err)
+		}
+	case *intl.NumberFormat:
+		var v intl.Value
+		if s, ok := intlArg[string](args, 1); ok {
+			v = intl.Value{Decimal: s, IsDec: true}
+		} else {
+			v.F, _ = number(args, 1)
+		}
+		if !toParts {
+			return f.Format(v), nil
+		}
+		parts = f.FormatToParts(v)
+	case *intl.RelativeTimeFormat:
+		n, _ := number(args, 1)
+		unit, _ := intlArg[string](args, 3)
+		var err error
+		if parts, err = f.FormatToParts(n, unit); err != nil {
+			return jsError(err)
+		}
+		if !toParts {
+			var b strings.Builder
+			for _, p := range parts {
+				b.WriteString(p.Value)
+			}
+			return b.String(), nil
+		}
+	case *intl.ListFormat:
+		list, _ := intlArg[string](args, 1)
+		var items []string
+		if err := json.Unmarshal([]byte(list), &items); err != nil {
+			return nil, fmt.Errorf("intl: list: %w", err)
+		}
+		if !toParts {
+			return f.Format(items), nil
+		}
+		parts = f.FormatToParts(items)
+	default:
+		return nil, errors.New("intl: no formatter")
+	}
+	return intl.PartsJSON(parts), nil
+}
+
+// number is args[i] as a float64: QuickJS gives a small integer as an int.
+func number(args []any, i int) (float64, bool) {
+	if i >= len(args) {
+		return 0, false
+	}
+	switch v := args[i].(type) {
+	case float64:
+		return v, true
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	}
+	return 0, false
+}
+
+// locales is __sbx_intl_locales(kind, list): the canonical form of the
+// list (a JSON array of tags) for kind "", else the part of it kind's
+// supportedLocalesOf reports.
+func (st *intlState) locales(args []any) (any, error) {
 	kind, _ := intlArg[string](args, 0)
 	list, _ := intlArg[string](args, 1)
 	var tags []string
 	if err := json.Unmarshal([]byte(list), &tags); err != nil {
 		return nil, fmt.Errorf("intl: locale list: %w", err)
 	}
-	var supported func(language.Tag) bool
+	canon, err := intl.CanonicalLocales(tags)
+	if err != nil {
+		return jsError(err)
+	}
+	var out []string
 	switch kind {
-	case "plural":
-		supported = func(t language.Tag) bool {
-			_, c := t.Base()
-			return c != language.No
-		}
-	case "collator":
-		m := language.NewMatcher(collate.Supported())
-		supported = func(t language.Tag) bool {
-			_, _, c := m.Match(t)
-			return c >= language.High
+	case "":
+		out = canon
+	case "plural", "collator":
+		out = []string{}
+		for _, t := range canon {
+			if l := localeOf(kind, []string{t}, ""); l != "" {
+				out = append(out, t)
+			}
 		}
 	default:
-		return nil, fmt.Errorf("intl: unknown kind %q", kind)
-	}
-	if only, _ := intlArg[bool](args, 2); !only && fallback != defaultLocale {
-		tags = append(tags, fallback)
-	}
-	for _, s := range tags {
-		t, err := language.Parse(s)
-		if err != nil || !supported(t) {
-			continue
+		if out, err = st.env.Locales.SupportedLocales(canon); err != nil {
+			return jsError(err)
 		}
-		// ICU's data, which node reports, is mostly by language: de-DE
-		// resolves to de, en-US (the default locale) to itself.
-		if s == defaultLocale {
-			return s, nil
-		}
-		if _, conf := t.Script(); kind == "collator" && conf == language.Exact {
-			return s, nil // zh-Hant-TW: collation is by script
-		}
-		b, _ := t.Base()
-		return b.String(), nil
 	}
-	return defaultLocale, nil
+	b, _ := json.Marshal(out)
+	return string(b), nil
 }
 
-// pluralForms are the categories of plural.Form, by value.
-var pluralForms = [...]string{plural.Other: "other", plural.Zero: "zero", plural.One: "one", plural.Two: "two", plural.Few: "few", plural.Many: "many"}
+// locale is __sbx_intl_locale(kind, tags): the locale a "plural" or
+// "collator" formatter resolves to from tags, a canonical locale list as
+// JSON: the first one with data, else the VM's default locale, as it is.
+func (st *intlState) locale(args []any) (any, error) {
+	kind, _ := intlArg[string](args, 0)
+	list, _ := intlArg[string](args, 1)
+	var tags []string
+	if err := json.Unmarshal([]byte(list), &tags); err != nil {
+		return nil, fmt.Errorf("intl: locale list: %w", err)
+	}
+	if kind != "plural" && kind != "collator" {
+		return nil, fmt.Errorf("intl: unknown kind %q", kind)
+	}
+	def := st.env.DefaultLocale
+	if def == "" {
+		def = intl.DefaultLocale
+	}
+	return localeOf(kind, tags, def), nil
+}
+
+// localeOf is the locale of kind ("plural" or "collator") for the first
+// of tags golang.org/x/text has data for, or def.
+func localeOf(kind string, tags []string, def string) string {
+	if kind == "plural" {
+		return intl.PluralLocale(tags, def)
+	}
+	for _, s := range tags {
+		base, _ := intl.SplitExtensions(s)
+		t, err := language.Parse(base)
+		if err != nil {
+			continue
+		}
+		b, conf := t.Base()
+		if conf != language.Exact {
+			continue
+		}
+		// ICU's collation data, which Node reports, is by language, with
+		// a few tailored regions and Chinese by script or region.
+		switch {
+		case collationRegions[base], b.String() == "zh":
+			return base
+		}
+		if sc, conf := t.Script(); conf == language.Exact {
+			return b.String() + "-" + sc.String() // sr-Latn
+		}
+		return b.String()
+	}
+	return def
+}
+
+// collationRegions are the locales whose collation ICU tailors beyond
+// their language's.
+var collationRegions = map[string]bool{"de-AT": true, "en-US": true, "fr-CA": true, "nb-NO": true}
 
 // intlPlural is __sbx_intl_plural(locale, type, decimal): the plural
 // category of the decimal number (digits, an optional point and more
@@ -133,89 +310,10 @@ func intlPlural(args []any) (any, error) {
 	locale, _ := intlArg[string](args, 0)
 	typ, _ := intlArg[string](args, 1)
 	dec, _ := intlArg[string](args, 2)
-	tag, err := language.Parse(locale)
-	if err != nil {
-		return nil, fmt.Errorf("intl: %w", err)
-	}
-	rules := plural.Cardinal
-	if typ == "ordinal" {
-		rules = plural.Ordinal
-	}
 	if dec == "" {
-		return pluralCategories(rules, tag), nil
+		return intl.PluralCategories(locale, typ)
 	}
-	form, err := matchDecimal(rules, tag, dec)
-	if err != nil {
-		return nil, err
-	}
-	return pluralForms[form], nil
-}
-
-// matchDecimal is the plural form of dec.
-func matchDecimal(rules *plural.Rules, tag language.Tag, dec string) (plural.Form, error) {
-	intPart, frac, _ := strings.Cut(dec, ".")
-	digits := make([]byte, 0, len(dec))
-	for _, s := range []string{intPart, frac} {
-		for i := 0; i < len(s); i++ {
-			if s[i] < '0' || s[i] > '9' {
-				return 0, fmt.Errorf("intl: not a decimal: %q", dec)
-			}
-			digits = append(digits, s[i]-'0')
-		}
-	}
-	if len(intPart) == 0 {
-		return 0, fmt.Errorf("intl: not a decimal: %q", dec)
-	}
-	form := rules.MatchDigits(tag, digits, len(intPart), len(frac))
-	if rules == plural.Cardinal && form == plural.Other && len(frac) == 0 && millionsMany(tag) && len(intPart) > 6 &&
-		strings.Trim(intPart[len(intPart)-6:], "0") == "" {
-		form = plural.Many // CLDR 38's "many" for exact millions, newer than x/text's data
-	}
-	return form, nil
-}
-
-// millionsMany reports whether tag's language has CLDR 38's cardinal
-// "many" for exact millions (e = 0 and i != 0 and i % 1000000 = 0 and
-// v = 0), which golang.org/x/text's plural data predates.
-func millionsMany(tag language.Tag) bool {
-	b, _ := tag.Base()
-	switch b.String() {
-	case "fr", "es", "it", "pt", "ca":
-		return true
-	}
-	return false
-}
-
-// pluralProbes are the integers and the decimals with up to two places
-// that tell CLDR's rules apart.
-var pluralProbes = func() []string {
-	var p []string
-	for i := 0; i <= 200; i++ {
-		p = append(p, fmt.Sprint(i))
-	}
-	for i := 0; i < 100; i++ {
-		p = append(p, fmt.Sprintf("0.%02d", i), fmt.Sprintf("1.%d", i%10), fmt.Sprintf("2.%d", i%10))
-	}
-	return append(p, "1000", "10000", "100000", "1000000", "2000000", "1000000.5")
-}()
-
-// pluralCategories are the forms rules gives tag for pluralProbes, as a
-// JSON array in the order node reports them: by name, with other last.
-func pluralCategories(rules *plural.Rules, tag language.Tag) string {
-	var seen [len(pluralForms)]bool
-	for _, d := range pluralProbes {
-		if f, err := matchDecimal(rules, tag, d); err == nil && int(f) < len(seen) {
-			seen[f] = true
-		}
-	}
-	var out []string
-	for _, f := range []plural.Form{plural.Few, plural.Many, plural.One, plural.Two, plural.Zero, plural.Other} {
-		if seen[f] || f == plural.Other {
-			out = append(out, pluralForms[f])
-		}
-	}
-	b, _ := json.Marshal(out)
-	return string(b)
+	return intl.PluralCategory(locale, typ, dec)
 }
 
 // intlCompare is __sbx_intl_compare(locale, sensitivity, numeric, a, b):

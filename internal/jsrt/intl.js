@@ -1,14 +1,17 @@
-// Stepbox guest Intl, the part of it modernc.org/quickjs/intl does not
-// have. The host evaluates this part (intl.go, loadIntl) after installing
-// that package's Intl (DateTimeFormat, NumberFormat, getCanonicalLocales
-// and the toLocale*String methods of Date, Number and BigInt); the
-// function it evaluates to adds to that Intl:
+// Stepbox guest Intl (ECMA-402): the JavaScript surface of internal/intl.
+// The host evaluates this part (intl.go, loadIntl) after registering the
+// host functions it reads (and deletes) from the global object; the
+// function it evaluates to installs Intl and the locale methods of Date,
+// Number, BigInt and String:
 //
+//   - DateTimeFormat, NumberFormat, RelativeTimeFormat and ListFormat:
+//     the options as ECMA-402 reads them, handed to Go (__sbx_intl_new),
+//     which resolves the locale and formats (__sbx_intl_format) from the
+//     CLDR tables of internal/intl;
 //   - PluralRules: CLDR's cardinal and ordinal rules for every locale
 //     golang.org/x/text has (__sbx_intl_plural);
 //   - Collator and String.prototype.localeCompare: CLDR collation for the
-//     locales golang.org/x/text has (__sbx_intl_compare);
-//   - ListFormat and RelativeTimeFormat: English.
+//     locales golang.org/x/text has (__sbx_intl_compare).
 //
 // It runs when a step first uses Intl, before the step can see it, and
 // keeps what it needs of the built-ins in its closure: the step's later
@@ -16,38 +19,132 @@
 "use strict";
 (function __sbx_intl() {
   const g = globalThis;
+  const newOf = g.__sbx_intl_new, formatOf = g.__sbx_intl_format, localesOf = g.__sbx_intl_locales;
   const localeOf = g.__sbx_intl_locale, pluralOf = g.__sbx_intl_plural, compareOf = g.__sbx_intl_compare;
+  delete g.__sbx_intl_new;
+  delete g.__sbx_intl_format;
+  delete g.__sbx_intl_locales;
   delete g.__sbx_intl_locale;
   delete g.__sbx_intl_plural;
   delete g.__sbx_intl_compare;
-  const Intl = g.Intl;
-  const canonical = Intl.getCanonicalLocales;
   const JSONstringify = JSON.stringify, JSONparse = JSON.parse;
   const ObjectDefineProperty = Object.defineProperty, ObjectCtor = Object;
-  const StringCtor = String, NumberCtor = Number, ArrayFrom = Array.from;
+  const StringCtor = String, NumberCtor = Number, BooleanCtor = Boolean;
   const MathAbs = Math.abs, NumberIsFinite = Number.isFinite, MathMax = Math.max;
   const ReflectApply = Reflect.apply;
   const toFixed = Number.prototype.toFixed;
   const BigIntCtor = BigInt, BigIntToString = BigInt.prototype.toString;
   const StringIndexOf = String.prototype.indexOf, StringSlice = String.prototype.slice;
-  const TypeErrorCtor = TypeError, RangeErrorCtor = RangeError;
+  const StringCharCodeAt = String.prototype.charCodeAt;
+  const TypeErrorCtor = TypeError, RangeErrorCtor = RangeError, ErrorCtor = Error;
+  const WeakMapCtor = WeakMap, WeakMapGet = WeakMap.prototype.get, WeakMapSet = WeakMap.prototype.set;
+  const MapCtor = Map, MapGet = Map.prototype.get, MapSet = Map.prototype.set, MapClear = Map.prototype.clear;
+  const MapSize = Object.getOwnPropertyDescriptor(Map.prototype, "size").get;
+  const DateNow = Date.now, DateValueOf = Date.prototype.valueOf;
+  const NumberValueOf = Number.prototype.valueOf, BigIntValueOf = BigInt.prototype.valueOf;
+  const SymbolIterator = Symbol.iterator, SymbolToStringTag = Symbol.toStringTag;
+  const errors = { __proto__: null, RangeError: RangeErrorCtor, TypeError: TypeErrorCtor };
 
   function define(o, name, value) {
-    ObjectDefineProperty(o, name, { value: value, writable: true, enumerable: false, configurable: true });
+    ObjectDefineProperty(o, name, { __proto__: null, value: value, writable: true, enumerable: false, configurable: true });
   }
   function tag(o, t) {
-    ObjectDefineProperty(o, Symbol.toStringTag, { value: t, writable: false, enumerable: false, configurable: true });
+    ObjectDefineProperty(o, SymbolToStringTag, { __proto__: null, value: t, writable: false, enumerable: false, configurable: true });
   }
+  // noLength gives a function ECMA-402's length of 0.
+  function noLength(f) {
+    ObjectDefineProperty(f, "length", { __proto__: null, value: 0, writable: false, enumerable: false, configurable: true });
+    return f;
+  }
+  function slots() {
+    const m = new WeakMapCtor();
+    return {
+      get: function (o) { return o !== null && (typeof o === "object" || typeof o === "function") ? ReflectApply(WeakMapGet, m, [o]) : undefined; },
+      set: function (o, v) { ReflectApply(WeakMapSet, m, [o, v]); },
+    };
+  }
+  function slotOf(table, o, name) {
+    const s = table.get(o);
+    if (s === undefined) throw new TypeErrorCtor("Method Intl." + name + ".prototype method called on incompatible receiver " + StringCtor(o));
+    return s;
+  }
+  // A host function answers with a string that starts with \x01 for an
+  // error: \x01 + the error's name + \x01 + its message.
+  function checked(r) {
+    if (typeof r === "string" && r[0] === "\u0001") {
+      const i = ReflectApply(StringIndexOf, r, ["\u0001", 1]);
+      const C = errors[ReflectApply(StringSlice, r, [1, i])];
+      throw new (C === undefined ? ErrorCtor : C)(ReflectApply(StringSlice, r, [i + 1]));
+    }
+    return r;
+  }
+  function host(f, args) {
+    return checked(ReflectApply(f, undefined, args));
+  }
+  // formatWith asks the host to format value (and unit) with the formatter of
+  // slot s, as a string or (toParts) the JSON of its parts. The host
+  // knows a formatter by its id; one it has forgotten (it keeps a bounded
+  // number) answers \x02, and is made again from the slot's request.
+  function formatWith(s, value, toParts, unit) {
+    let r = formatOf(s.id, value, toParts, unit);
+    if (r === "\u0002") {
+      checked(newOf(s.kind, s.loc, s.opts, s.id));
+      r = formatOf(s.id, value, toParts, unit);
+    }
+    return checked(r);
+  }
+  // localeList is ECMA-402's CanonicalizeLocaleList's reading of its
+  // argument: the tags, canonicalized by the host.
+  function localeList(locales) {
+    if (locales === undefined) return [];
+    if (typeof locales === "string") return [locales];
+    const o = ObjectCtor(locales), n = o.length >>> 0, r = [];
+    for (let i = 0; i < n; i++) {
+      if (i in o) {
+        const v = o[i];
+        if (typeof v !== "string" && (v === null || typeof v !== "object")) throw new TypeErrorCtor("Language ID should be string or object.");
+        r[r.length] = StringCtor(v);
+      }
+    }
+    return r;
+  }
+  function canonical(locales) {
+    return JSONparse(host(localesOf, ["", JSONstringify(localeList(locales))]));
+  }
+  function supportedLocalesOf(kind) {
+    return noLengthOne(function supportedLocalesOf(locales) {
+      const opts = arguments[1];
+      if (opts !== undefined) getOption(options(opts), "localeMatcher", ["lookup", "best fit"], "best fit");
+      return JSONparse(host(localesOf, [kind, JSONstringify(localeList(locales))]));
+    });
+  }
+  // copy is a new array of a's items (Array.from would iterate).
+  function copy(a) {
+    const out = [];
+    for (let i = 0; i < a.length; i++) out[i] = a[i];
+    return out;
+  }
+  function noLengthOne(f) {
+    ObjectDefineProperty(f, "length", { __proto__: null, value: 1, writable: false, enumerable: false, configurable: true });
+    return f;
+  }
+  // options is ECMA-402's CoerceOptionsToObject.
   function options(opts) {
     if (opts === undefined) return { __proto__: null };
-    if (opts === null) throw new TypeErrorCtor("options must be an object");
+    if (opts === null) throw new TypeErrorCtor("Cannot convert undefined or null to object");
     return ObjectCtor(opts);
+  }
+  // optionsObject is GetOptionsObject: undefined or an object.
+  function optionsObject(opts) {
+    if (opts === undefined) return { __proto__: null };
+    if (opts === null || (typeof opts !== "object" && typeof opts !== "function")) throw new TypeErrorCtor("Options must be an object");
+    return opts;
   }
   // getOption is ECMA-402's GetOption for a string (values) or a boolean.
   function getOption(opts, name, values, fallback) {
     const v = opts[name];
     if (v === undefined) return fallback;
-    if (values === "boolean") return !!v;
+    if (values === "boolean") return BooleanCtor(v);
     const s = StringCtor(v);
     for (let i = 0; i < values.length; i++) if (values[i] === s) return s;
     throw new RangeErrorCtor("Value " + s + " out of range for Intl options property " + name);
@@ -59,34 +156,228 @@
     if (n !== n || n < min || n > max) throw new RangeErrorCtor(name + " value is out of range.");
     return n - (n % 1);
   }
-  function resolve(kind, locales) {
-    return localeOf(kind, JSONstringify(canonical(locales)));
+  // read copies the named options into a plain object for the host: a
+  // string option as a string, a number as a number, a boolean as one.
+  function read(o, out, names, kind) {
+    for (let i = 0; i < names.length; i++) {
+      const v = o[names[i]];
+      if (v === undefined) continue;
+      if (kind === "number") out[names[i]] = NumberCtor(v);
+      else if (kind === "boolean") out[names[i]] = BooleanCtor(v);
+      else out[names[i]] = StringCtor(v);
+    }
   }
-  function supportedLocalesOf(kind) {
-    return function supportedLocalesOf(locales) {
-      const list = canonical(locales), out = [];
-      for (let i = 0; i < list.length; i++) {
-        if (localeOf(kind, JSONstringify([list[i]]), true) !== "en-US" || list[i] === "en-US" || list[i] === "en") out[out.length] = list[i];
-      }
-      return out;
-    };
+  // A formatter keeps its request and its resolved options; the host
+  // keeps the formatter itself, by id.
+  let nextId = 0;
+  function create(kind, locales, request) {
+    const loc = JSONstringify(localeList(locales)), opts = JSONstringify(request), id = nextId++;
+    const resolved = checked(newOf(kind, loc, opts, id));
+    return { kind: kind, loc: loc, opts: opts, id: id, resolved: resolved, bound: undefined };
+  }
+  function resolvedCopy(s) {
+    return JSONparse(s.resolved);
   }
 
-  // ---- PluralRules ---------------------------------------------------------
-  const pluralSlots = new WeakMap();
-  function pluralSlot(o) {
-    const s = o !== null && (typeof o === "object" || typeof o === "function") ? pluralSlots.get(o) : undefined;
-    if (s === undefined) throw new TypeErrorCtor("Intl.PluralRules.prototype method called on an incompatible receiver");
-    return s;
+  // ---- DateTimeFormat -------------------------------------------------------
+  const dtfSlots = slots();
+  const dateComponents = ["weekday", "era", "year", "month", "day", "dayPeriod", "hour", "minute", "second"];
+  // dateTimeRequest reads the options of CreateDateTimeFormat, with the
+  // defaults that required ("date", "time" or "any") and defaults ("date",
+  // "time" or "all") give a toLocale*String method.
+  function dateTimeRequest(opts, required, defaults) {
+    const o = options(opts), r = { __proto__: null };
+    read(o, r, ["localeMatcher", "calendar", "numberingSystem"]);
+    read(o, r, ["hour12"], "boolean");
+    read(o, r, ["hourCycle", "timeZone"]);
+    read(o, r, dateComponents);
+    if (o.fractionalSecondDigits !== undefined) r.fractionalSecondDigits = getNumberOption(o, "fractionalSecondDigits", 1, 3, undefined);
+    read(o, r, ["timeZoneName", "formatMatcher", "dateStyle", "timeStyle"]);
+    if (r.dateStyle !== undefined || r.timeStyle !== undefined) {
+      if (required === "date" && r.timeStyle !== undefined) throw new TypeErrorCtor("Invalid option : timeStyle");
+      if (required === "time" && r.dateStyle !== undefined) throw new TypeErrorCtor("Invalid option : dateStyle");
+      return r;
+    }
+    let need = true;
+    if (required === "date" || required === "any") {
+      if (r.weekday !== undefined || r.year !== undefined || r.month !== undefined || r.day !== undefined) need = false;
+    }
+    if (required === "time" || required === "any") {
+      if (r.dayPeriod !== undefined || r.hour !== undefined || r.minute !== undefined || r.second !== undefined ||
+        r.fractionalSecondDigits !== undefined) need = false;
+    }
+    if (need && (defaults === "date" || defaults === "all")) {
+      r.year = "numeric"; r.month = "numeric"; r.day = "numeric";
+    }
+    if (need && (defaults === "time" || defaults === "all")) {
+      r.hour = "numeric"; r.minute = "numeric"; r.second = "numeric";
+    }
+    return r;
   }
+  function DateTimeFormat(locales, opts) {
+    const s = create("dtf", locales, dateTimeRequest(opts, "any", "date"));
+    const self = new.target === undefined ? ObjectCreateDTF() : this;
+    dtfSlots.set(self, s);
+    return self;
+  }
+  function ObjectCreateDTF() { return { __proto__: DateTimeFormat.prototype }; }
+  function timeValue(date) {
+    const t = date === undefined ? DateNow() : NumberCtor(date);
+    if (!NumberIsFinite(t) || MathAbs(t) > 8.64e15) throw new RangeErrorCtor("Invalid time value");
+    return t;
+  }
+  ObjectDefineProperty(DateTimeFormat.prototype, "format", {
+    __proto__: null, enumerable: false, configurable: true,
+    get: function format() {
+      const s = slotOf(dtfSlots, this, "DateTimeFormat");
+      if (s.bound === undefined) s.bound = function (date) { return formatWith(s, timeValue(date), false); };
+      return s.bound;
+    },
+  });
+  define(DateTimeFormat.prototype, "formatToParts", function formatToParts(date) {
+    const s = slotOf(dtfSlots, this, "DateTimeFormat");
+    return JSONparse(formatWith(s, timeValue(date), true));
+  });
+  define(DateTimeFormat.prototype, "resolvedOptions", function resolvedOptions() {
+    return resolvedCopy(slotOf(dtfSlots, this, "DateTimeFormat"));
+  });
+  noLength(DateTimeFormat);
+  define(DateTimeFormat, "supportedLocalesOf", supportedLocalesOf("dtf"));
+  tag(DateTimeFormat.prototype, "Intl.DateTimeFormat");
+
+  // ---- NumberFormat ---------------------------------------------------------
+  const nfSlots = slots();
+  function numberRequest(opts) {
+    const o = options(opts), r = { __proto__: null };
+    read(o, r, ["localeMatcher", "numberingSystem", "style", "currency", "currencyDisplay", "currencySign", "unit", "unitDisplay", "notation"]);
+    read(o, r, ["minimumIntegerDigits", "minimumFractionDigits", "maximumFractionDigits", "minimumSignificantDigits", "maximumSignificantDigits", "roundingIncrement"], "number");
+    read(o, r, ["roundingMode", "roundingPriority", "trailingZeroDisplay", "compactDisplay"]);
+    const ug = o.useGrouping;
+    if (ug !== undefined) r.useGrouping = ug === true ? true : !ug ? false : StringCtor(ug);
+    read(o, r, ["signDisplay"]);
+    return r;
+  }
+  function NumberFormat(locales, opts) {
+    const s = create("nf", locales, numberRequest(opts));
+    const self = new.target === undefined ? { __proto__: NumberFormat.prototype } : this;
+    nfSlots.set(self, s);
+    return self;
+  }
+  // numberValue keeps a BigInt (its digits and "n") or a decimal string
+  // exact: the host reads its digits. Another string is a Number ("0x10",
+  // "Infinity").
+  function numberValue(v) {
+    if (typeof v === "bigint") return ReflectApply(BigIntToString, v, []) + "n";
+    if (typeof v === "string") return decimalString(v) ? v : NumberCtor(v);
+    return NumberCtor(v);
+  }
+  // decimalString reports whether s is digits with an optional sign,
+  // point and exponent, between spaces.
+  function decimalString(s) {
+    let digits = false;
+    for (let i = 0; i < s.length; i++) {
+      const c = s[i];
+      if (c >= "0" && c <= "9") digits = true;
+      else if (c !== "." && c !== "e" && c !== "E" && c !== "+" && c !== "-" && c !== " ") return false;
+    }
+    return digits;
+  }
+  ObjectDefineProperty(NumberFormat.prototype, "format", {
+    __proto__: null, enumerable: false, configurable: true,
+    get: function format() {
+      const s = slotOf(nfSlots, this, "NumberFormat");
+      if (s.bound === undefined) s.bound = function (value) { return formatWith(s, numberValue(value), false); };
+      return s.bound;
+    },
+  });
+  define(NumberFormat.prototype, "formatToParts", function formatToParts(value) {
+    const s = slotOf(nfSlots, this, "NumberFormat");
+    return JSONparse(formatWith(s, numberValue(value), true));
+  });
+  define(NumberFormat.prototype, "resolvedOptions", function resolvedOptions() {
+    return resolvedCopy(slotOf(nfSlots, this, "NumberFormat"));
+  });
+  noLength(NumberFormat);
+  define(NumberFormat, "supportedLocalesOf", supportedLocalesOf("nf"));
+  tag(NumberFormat.prototype, "Intl.NumberFormat");
+
+  // ---- RelativeTimeFormat ---------------------------------------------------
+  const rtfSlots = slots();
+  function RelativeTimeFormat(locales, opts) {
+    if (new.target === undefined) throw new TypeErrorCtor("Constructor Intl.RelativeTimeFormat requires 'new'");
+    const o = options(opts), r = { __proto__: null };
+    read(o, r, ["localeMatcher", "numberingSystem", "style", "numeric"]);
+    rtfSlots.set(this, create("rtf", locales, r));
+  }
+  define(RelativeTimeFormat.prototype, "format", function format(value, unit) {
+    const s = slotOf(rtfSlots, this, "RelativeTimeFormat");
+    return formatWith(s, NumberCtor(value), false, StringCtor(unit));
+  });
+  define(RelativeTimeFormat.prototype, "formatToParts", function formatToParts(value, unit) {
+    const s = slotOf(rtfSlots, this, "RelativeTimeFormat");
+    return JSONparse(formatWith(s, NumberCtor(value), true, StringCtor(unit)));
+  });
+  define(RelativeTimeFormat.prototype, "resolvedOptions", function resolvedOptions() {
+    return resolvedCopy(slotOf(rtfSlots, this, "RelativeTimeFormat"));
+  });
+  noLength(RelativeTimeFormat);
+  define(RelativeTimeFormat, "supportedLocalesOf", supportedLocalesOf("rtf"));
+  tag(RelativeTimeFormat.prototype, "Intl.RelativeTimeFormat");
+
+  // ---- ListFormat -----------------------------------------------------------
+  const lfSlots = slots();
+  function ListFormat(locales, opts) {
+    if (new.target === undefined) throw new TypeErrorCtor("Constructor Intl.ListFormat requires 'new'");
+    const o = optionsObject(opts), r = { __proto__: null };
+    read(o, r, ["localeMatcher", "type", "style"]);
+    lfSlots.set(this, create("lf", locales, r));
+  }
+  // listItems is ECMA-402's StringListFromIterable.
+  function listItems(list) {
+    const items = [];
+    if (list === undefined) return items;
+    const it = list[SymbolIterator]();
+    const next = it.next;
+    for (;;) {
+      const r = ReflectApply(next, it, []);
+      if (r.done) break;
+      const v = r.value;
+      if (typeof v !== "string") {
+        const ret = it.return;
+        if (typeof ret === "function") ReflectApply(ret, it, []);
+        throw new TypeErrorCtor("Iterable yielded " + (typeof v === "symbol" ? "a symbol" : StringCtor(v)) + " which is not a string");
+      }
+      items[items.length] = v;
+    }
+    return items;
+  }
+  define(ListFormat.prototype, "format", function format(list) {
+    const s = slotOf(lfSlots, this, "ListFormat");
+    return formatWith(s, JSONstringify(listItems(list)), false);
+  });
+  define(ListFormat.prototype, "formatToParts", function formatToParts(list) {
+    const s = slotOf(lfSlots, this, "ListFormat");
+    return JSONparse(formatWith(s, JSONstringify(listItems(list)), true));
+  });
+  define(ListFormat.prototype, "resolvedOptions", function resolvedOptions() {
+    return resolvedCopy(slotOf(lfSlots, this, "ListFormat"));
+  });
+  noLength(ListFormat);
+  define(ListFormat, "supportedLocalesOf", supportedLocalesOf("lf"));
+  tag(ListFormat.prototype, "Intl.ListFormat");
+
+  // ---- PluralRules ----------------------------------------------------------
+  const pluralSlots = slots();
   function PluralRules(locales, opts) {
     if (new.target === undefined) throw new TypeErrorCtor("Constructor Intl.PluralRules requires 'new'");
+    const list = canonical(locales);
     const o = options(opts);
+    getOption(o, "localeMatcher", ["lookup", "best fit"], "best fit");
     const type = getOption(o, "type", ["cardinal", "ordinal"], "cardinal");
     const minInt = getNumberOption(o, "minimumIntegerDigits", 1, 21, 1);
     const minFrac = getNumberOption(o, "minimumFractionDigits", 0, 100, 0);
     const maxFrac = getNumberOption(o, "maximumFractionDigits", minFrac, 100, MathMax(minFrac, 3));
-    const locale = resolve("plural", locales);
+    const locale = localeOf("plural", JSONstringify(list));
     pluralSlots.set(this, {
       locale: locale, type: type, minInt: minInt, minFrac: minFrac, maxFrac: maxFrac,
       categories: JSONparse(pluralOf(locale, type, "")),
@@ -107,39 +398,37 @@
     return ReflectApply(StringSlice, s, [0, end]);
   }
   define(PluralRules.prototype, "select", function select(n) {
-    const s = pluralSlot(this);
+    const s = slotOf(pluralSlots, this, "PluralRules");
     const v = NumberCtor(n);
     if (!NumberIsFinite(v)) return "other";
     return pluralOf(s.locale, s.type, decimal(v, s.minFrac, s.maxFrac));
   });
   define(PluralRules.prototype, "resolvedOptions", function resolvedOptions() {
-    const s = pluralSlot(this);
+    const s = slotOf(pluralSlots, this, "PluralRules");
     return {
       locale: s.locale, type: s.type, minimumIntegerDigits: s.minInt,
       minimumFractionDigits: s.minFrac, maximumFractionDigits: s.maxFrac,
-      pluralCategories: ArrayFrom(s.categories),
+      pluralCategories: copy(s.categories),
     };
   });
+  noLength(PluralRules);
   define(PluralRules, "supportedLocalesOf", supportedLocalesOf("plural"));
   tag(PluralRules.prototype, "Intl.PluralRules");
 
-  // ---- Collator ------------------------------------------------------------
-  const collatorSlots = new WeakMap();
-  function collatorSlot(o) {
-    const s = o !== null && (typeof o === "object" || typeof o === "function") ? collatorSlots.get(o) : undefined;
-    if (s === undefined) throw new TypeErrorCtor("Intl.Collator.prototype method called on an incompatible receiver");
-    return s;
-  }
+  // ---- Collator -------------------------------------------------------------
+  const collatorSlots = slots();
   function Collator(locales, opts) {
     if (new.target === undefined) return new Collator(locales, opts);
+    const list = canonical(locales);
     const o = options(opts);
     const usage = getOption(o, "usage", ["sort", "search"], "sort");
+    getOption(o, "localeMatcher", ["lookup", "best fit"], "best fit");
     const numeric = getOption(o, "numeric", "boolean", false);
     const caseFirst = getOption(o, "caseFirst", ["upper", "lower", "false"], "false");
     const sensitivity = getOption(o, "sensitivity", ["base", "accent", "case", "variant"], "variant");
     const ignorePunctuation = getOption(o, "ignorePunctuation", "boolean", false);
     collatorSlots.set(this, {
-      locale: resolve("collator", locales), usage: usage, sensitivity: sensitivity,
+      locale: localeOf("collator", JSONstringify(list)), usage: usage, sensitivity: sensitivity,
       ignorePunctuation: ignorePunctuation, numeric: numeric, caseFirst: caseFirst, bound: undefined,
     });
   }
@@ -147,22 +436,82 @@
     return compareOf(s.locale, s.sensitivity, s.numeric, StringCtor(a), StringCtor(b));
   }
   ObjectDefineProperty(Collator.prototype, "compare", {
-    enumerable: false, configurable: true,
+    __proto__: null, enumerable: false, configurable: true,
     get: function compare() {
-      const s = collatorSlot(this);
+      const s = slotOf(collatorSlots, this, "Collator");
       if (s.bound === undefined) s.bound = function (a, b) { return compareWith(s, a, b); };
       return s.bound;
     },
   });
   define(Collator.prototype, "resolvedOptions", function resolvedOptions() {
-    const s = collatorSlot(this);
+    const s = slotOf(collatorSlots, this, "Collator");
     return {
       locale: s.locale, usage: s.usage, sensitivity: s.sensitivity, ignorePunctuation: s.ignorePunctuation,
       collation: "default", numeric: s.numeric, caseFirst: s.caseFirst,
     };
   });
+  noLength(Collator);
   define(Collator, "supportedLocalesOf", supportedLocalesOf("collator"));
   tag(Collator.prototype, "Intl.Collator");
+
+  // ---- Intl and the locale methods ------------------------------------------
+  const Intl = {};
+  tag(Intl, "Intl");
+  define(Intl, "getCanonicalLocales", function getCanonicalLocales(locales) { return canonical(locales); });
+  define(Intl, "DateTimeFormat", DateTimeFormat);
+  define(Intl, "NumberFormat", NumberFormat);
+  define(Intl, "RelativeTimeFormat", RelativeTimeFormat);
+  define(Intl, "ListFormat", ListFormat);
+  define(Intl, "PluralRules", PluralRules);
+  define(Intl, "Collator", Collator);
+
+  // The locale methods make a formatter per call, as ECMA-402 says; the
+  // common calls (no options, one locale or none) reuse one.
+  const cache = new MapCtor();
+  function cached(key, make) {
+    if (key === undefined) return make();
+    let s = ReflectApply(MapGet, cache, [key]);
+    if (s === undefined) {
+      if (ReflectApply(MapSize, cache, []) >= 64) ReflectApply(MapClear, cache, []);
+      s = make();
+      ReflectApply(MapSet, cache, [key, s]);
+    }
+    return s;
+  }
+  function cacheKey(kind, locales, opts) {
+    if (opts !== undefined || (locales !== undefined && typeof locales !== "string")) return undefined;
+    return kind + " " + (locales === undefined ? "" : locales);
+  }
+  function dateMethod(required, defaults) {
+    return noLength(function (locales, opts) {
+      const t = ReflectApply(DateValueOf, this, []);
+      if (t !== t) return "Invalid Date";
+      const s = cached(cacheKey(required, locales, opts), function () {
+        return create("dtf", locales, dateTimeRequest(opts, required, defaults));
+      });
+      return formatWith(s, t, false);
+    });
+  }
+  const dateMethods = {
+    toLocaleString: dateMethod("any", "all"),
+    toLocaleDateString: dateMethod("date", "date"),
+    toLocaleTimeString: dateMethod("time", "time"),
+  };
+  function numberMethod(valueOf) {
+    return noLength(function toLocaleString(locales, opts) {
+      const v = ReflectApply(valueOf, this, []);
+      const s = cached(cacheKey("number", locales, opts), function () { return create("nf", locales, numberRequest(opts)); });
+      return formatWith(s, numberValue(v), false);
+    });
+  }
+  const DatePrototype = Date.prototype, dateNames = ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"];
+  for (let i = 0; i < dateNames.length; i++) {
+    const f = dateMethods[dateNames[i]];
+    ObjectDefineProperty(f, "name", { __proto__: null, value: dateNames[i], configurable: true });
+    define(DatePrototype, dateNames[i], f);
+  }
+  define(Number.prototype, "toLocaleString", numberMethod(NumberValueOf));
+  define(BigInt.prototype, "toLocaleString", numberMethod(BigIntValueOf));
 
   const defaultCollator = { __proto__: null };
   define(String.prototype, "localeCompare", function localeCompare(that) {
@@ -172,158 +521,11 @@
     if (opts === undefined && (locales === undefined || typeof locales === "string")) {
       const key = locales === undefined ? "" : locales;
       let s = defaultCollator[key];
-      if (s === undefined) s = defaultCollator[key] = collatorSlot(new Collator(locales));
+      if (s === undefined) s = defaultCollator[key] = slotOf(collatorSlots, new Collator(locales), "Collator");
       return compareWith(s, a, b);
     }
-    return compareWith(collatorSlot(new Collator(locales, opts)), a, b);
+    return compareWith(slotOf(collatorSlots, new Collator(locales, opts), "Collator"), a, b);
   });
 
-  // ---- ListFormat (English) ------------------------------------------------
-  // The patterns of CLDR's en: [the separator of two, of the first ones,
-  // before the last one].
-  const listPatterns = {
-    __proto__: null,
-    "conjunction long": [" and ", ", ", ", and "],
-    "conjunction short": [" & ", ", ", ", & "],
-    "conjunction narrow": [", ", ", ", ", "],
-    "disjunction long": [" or ", ", ", ", or "],
-    "disjunction short": [" or ", ", ", ", or "],
-    "disjunction narrow": [" or ", ", ", ", or "],
-    "unit long": [", ", ", ", ", "],
-    "unit short": [", ", ", ", ", "],
-    "unit narrow": [" ", " ", " "],
-  };
-  const listSlots = new WeakMap();
-  function listSlot(o) {
-    const s = o !== null && (typeof o === "object" || typeof o === "function") ? listSlots.get(o) : undefined;
-    if (s === undefined) throw new TypeErrorCtor("Intl.ListFormat.prototype method called on an incompatible receiver");
-    return s;
-  }
-  function ListFormat(locales, opts) {
-    if (new.target === undefined) throw new TypeErrorCtor("Constructor Intl.ListFormat requires 'new'");
-    const list = canonical(locales);
-    const o = options(opts);
-    const type = getOption(o, "type", ["conjunction", "disjunction", "unit"], "conjunction");
-    const style = getOption(o, "style", ["long", "short", "narrow"], "long");
-    listSlots.set(this, { locale: list.length > 0 && (list[0] === "en" || ReflectApply(StringSlice, list[0], [0, 3]) === "en-") ? list[0] : "en-US", type: type, style: style });
-  }
-  function listParts(s, list) {
-    if (list === undefined) list = [];
-    const items = [];
-    const it = list[Symbol.iterator]();
-    for (;;) {
-      const r = it.next();
-      if (r.done) break;
-      if (typeof r.value !== "string") {
-        if (typeof it.return === "function") it.return();
-        throw new TypeErrorCtor("Iterable yielded " + StringCtor(r.value) + " which is not a string");
-      }
-      items[items.length] = r.value;
-    }
-    const p = listPatterns[s.type + " " + s.style], parts = [];
-    for (let i = 0; i < items.length; i++) {
-      if (i > 0) {
-        const sep = items.length === 2 ? p[0] : i === items.length - 1 ? p[2] : p[1];
-        parts[parts.length] = { type: "literal", value: sep };
-      }
-      parts[parts.length] = { type: "element", value: items[i] };
-    }
-    return parts;
-  }
-  define(ListFormat.prototype, "format", function format(list) {
-    const parts = listParts(listSlot(this), list);
-    let out = "";
-    for (let i = 0; i < parts.length; i++) out += parts[i].value;
-    return out;
-  });
-  define(ListFormat.prototype, "formatToParts", function formatToParts(list) {
-    return listParts(listSlot(this), list);
-  });
-  define(ListFormat.prototype, "resolvedOptions", function resolvedOptions() {
-    const s = listSlot(this);
-    return { locale: s.locale, type: s.type, style: s.style };
-  });
-  define(ListFormat, "supportedLocalesOf", function supportedLocalesOf(locales) {
-    const list = canonical(locales), out = [];
-    for (let i = 0; i < list.length; i++) if (list[i] === "en" || ReflectApply(StringSlice, list[i], [0, 3]) === "en-") out[out.length] = list[i];
-    return out;
-  });
-  tag(ListFormat.prototype, "Intl.ListFormat");
-
-  // ---- RelativeTimeFormat (English) ----------------------------------------
-  // CLDR's en, by unit and style: the unit's name for one and for other
-  // (a {0} pattern "in {0} NAME" / "{0} NAME ago", or with a leading "!" a
-  // narrow "in {0}NAME"), and numeric "auto"'s words for -1, 0 and 1.
-  const rtUnits = {
-    __proto__: null,
-    second: { long: ["second", "seconds"], short: ["sec.", "sec."], narrow: ["!s", "!s"], auto: ["", "now", ""] },
-    minute: { long: ["minute", "minutes"], short: ["min.", "min."], narrow: ["!m", "!m"], auto: ["", "this minute", ""] },
-    hour: { long: ["hour", "hours"], short: ["hr.", "hr."], narrow: ["!h", "!h"], auto: ["", "this hour", ""] },
-    day: { long: ["day", "days"], short: ["day", "days"], narrow: ["!d", "!d"], auto: ["yesterday", "today", "tomorrow"] },
-    week: { long: ["week", "weeks"], short: ["wk.", "wk."], narrow: ["!w", "!w"], auto: ["last week", "this week", "next week"], autoShort: ["last wk.", "this wk.", "next wk."] },
-    month: { long: ["month", "months"], short: ["mo.", "mo."], narrow: ["!mo", "!mo"], auto: ["last month", "this month", "next month"], autoShort: ["last mo.", "this mo.", "next mo."] },
-    quarter: { long: ["quarter", "quarters"], short: ["qtr.", "qtrs."], narrow: ["!q", "!q"], auto: ["last quarter", "this quarter", "next quarter"], autoShort: ["last qtr.", "this qtr.", "next qtr."] },
-    year: { long: ["year", "years"], short: ["yr.", "yr."], narrow: ["!y", "!y"], auto: ["last year", "this year", "next year"], autoShort: ["last yr.", "this yr.", "next yr."] },
-  };
-  const rtSlots = new WeakMap();
-  function rtSlot(o) {
-    const s = o !== null && (typeof o === "object" || typeof o === "function") ? rtSlots.get(o) : undefined;
-    if (s === undefined) throw new TypeErrorCtor("Intl.RelativeTimeFormat.prototype method called on an incompatible receiver");
-    return s;
-  }
-  function RelativeTimeFormat(locales, opts) {
-    if (new.target === undefined) throw new TypeErrorCtor("Constructor Intl.RelativeTimeFormat requires 'new'");
-    const list = canonical(locales);
-    const o = options(opts);
-    getOption(o, "localeMatcher", ["lookup", "best fit"], "best fit");
-    const style = getOption(o, "style", ["long", "short", "narrow"], "long");
-    const numeric = getOption(o, "numeric", ["always", "auto"], "always");
-    rtSlots.set(this, {
-      locale: list.length > 0 && (list[0] === "en" || ReflectApply(StringSlice, list[0], [0, 3]) === "en-") ? list[0] : "en-US",
-      style: style, numeric: numeric, nf: new Intl.NumberFormat("en-US"), pr: new PluralRules("en"),
-    });
-  }
-  function rtParts(s, value, unit) {
-    let v = NumberCtor(value);
-    if (!NumberIsFinite(v)) throw new RangeErrorCtor("Invalid time value: " + StringCtor(value));
-    let u = StringCtor(unit);
-    if (u.length > 1 && u[u.length - 1] === "s" && rtUnits[ReflectApply(StringSlice, u, [0, -1])] !== undefined) u = ReflectApply(StringSlice, u, [0, -1]);
-    const d = rtUnits[u];
-    if (d === undefined) throw new RangeErrorCtor("Invalid unit argument for format() '" + StringCtor(unit) + "'");
-    const past = v < 0 || (v === 0 && 1 / v < 0);
-    if (s.numeric === "auto" && (v === -1 || v === 0 || v === 1)) {
-      const words = s.style !== "long" && d.autoShort !== undefined ? d.autoShort : d.auto;
-      const w = words[v + 1];
-      if (w !== "") return [{ type: "literal", value: w }];
-    }
-    const abs = MathAbs(v);
-    const name = d[s.style][s.pr.select(abs) === "one" ? 0 : 1];
-    const narrow = name[0] === "!";
-    const unitText = narrow ? ReflectApply(StringSlice, name, [1]) : " " + name;
-    const num = s.nf.formatToParts(abs), parts = [];
-    if (!past) parts[0] = { type: "literal", value: "in " };
-    for (let i = 0; i < num.length; i++) parts[parts.length] = { type: num[i].type, value: num[i].value, unit: u };
-    parts[parts.length] = { type: "literal", value: past ? unitText + " ago" : unitText };
-    return parts;
-  }
-  define(RelativeTimeFormat.prototype, "format", function format(value, unit) {
-    const parts = rtParts(rtSlot(this), value, unit);
-    let out = "";
-    for (let i = 0; i < parts.length; i++) out += parts[i].value;
-    return out;
-  });
-  define(RelativeTimeFormat.prototype, "formatToParts", function formatToParts(value, unit) {
-    return rtParts(rtSlot(this), value, unit);
-  });
-  define(RelativeTimeFormat.prototype, "resolvedOptions", function resolvedOptions() {
-    const s = rtSlot(this);
-    return { locale: s.locale, style: s.style, numeric: s.numeric, numberingSystem: "latn" };
-  });
-  define(RelativeTimeFormat, "supportedLocalesOf", ListFormat.supportedLocalesOf);
-  tag(RelativeTimeFormat.prototype, "Intl.RelativeTimeFormat");
-
-  define(Intl, "PluralRules", PluralRules);
-  define(Intl, "Collator", Collator);
-  define(Intl, "ListFormat", ListFormat);
-  define(Intl, "RelativeTimeFormat", RelativeTimeFormat);
+  define(g, "Intl", Intl);
 })

@@ -11,8 +11,9 @@ import (
 )
 
 // BenchmarkIntl measures a run from a warm VM: a trivial step; the same
-// step with a first use of Intl (loading the part: modernc.org/quickjs/intl
-// and intl.js); and a loop formatting 10,000 dates in a zone.
+// step with a first use of Intl (loading the part: intl.js and the host
+// functions over internal/intl); and a loop formatting 10,000 dates in a
+// zone.
 func BenchmarkIntl(b *testing.B) {
 	rt, err := New(Config{})
 	if err != nil {

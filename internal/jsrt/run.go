@@ -14,6 +14,7 @@ import (
 	lib "modernc.org/libquickjs"
 	"modernc.org/quickjs"
 
+	"github.com/stepbox/stepbox/internal/intl"
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/modules/duckdb"
 )
@@ -49,6 +50,10 @@ func (r *Runtime) Run(ctx context.Context, job Job) *ipc.Event {
 		return ipc.Failed(&ipc.Failure{Code: ipc.CodeUnavailable, Message: err.Error()}, ipc.Stats{})
 	}
 	defer r.release(m)
+	m.intl = intl.Env{Locales: r.locales, TimeZone: DefaultTimeZone, DefaultLocale: job.Locale}
+	if job.TimeZone != "" {
+		m.intl.TimeZone = job.TimeZone
+	}
 	if preloaded {
 		codes = nil
 	}

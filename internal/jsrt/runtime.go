@@ -21,6 +21,7 @@ import (
 	lib "modernc.org/libquickjs"
 	"modernc.org/quickjs"
 
+	"github.com/stepbox/stepbox/internal/intl"
 	"github.com/stepbox/stepbox/internal/ipc"
 	"github.com/stepbox/stepbox/internal/modules/duckdb"
 	"github.com/stepbox/stepbox/internal/modules/glpk"
@@ -288,6 +289,23 @@ type Config struct {
 	// Zero means DefaultWarm; negative means none (every run creates its
 	// own VM on its own goroutine).
 	Warm int
+	// Locales are the locales beyond English a run's Intl offers, each one
+	// of IntlLocales (de, which brings de-AT and de-CH); a locale not
+	// offered resolves as ECMA-402's lookup does, to its parent or to
+	// en-US. Nil means every locale of IntlLocales, empty English alone;
+	// an unknown one is an error of New.
+	Locales []string
+}
+
+// IntlLocales are the locales the guest's Intl has data for (English
+// first): what Config.Locales chooses from.
+func IntlLocales() []string { return intl.Locales() }
+
+// CheckLocales reports the names of Config.Locales that IntlLocales does
+// not have (New would refuse them).
+func CheckLocales(names []string) error {
+	_, err := intl.NewSet(names)
+	return err
 }
 
 // Runtime runs JavaScript steps, each in a fresh QuickJS VM taken from a pool
@@ -295,6 +313,7 @@ type Config struct {
 // VM on its own goroutine for the run's whole life, and a VM is closed after
 // its run, never reused.
 type Runtime struct {
+	locales intl.Set        // what a run's Intl offers
 	warm    chan *machine   // ready VMs; owned by whoever receives one
 	refill  chan struct{}   // a nudge to the filler goroutine
 	discard chan *machine   // used VMs for the filler goroutine to close
@@ -335,6 +354,13 @@ func New(cfg Config) (*Runtime, error) {
 	if _, err := bootstrapCode(); err != nil {
 		return nil, err
 	}
+	locales := intl.AllLocales()
+	if cfg.Locales != nil {
+		var err error
+		if locales, err = intl.NewSet(cfg.Locales); err != nil {
+			return nil, fmt.Errorf("jsrt: locales: %w", err)
+		}
+	}
 	n := cfg.Warm
 	if n == 0 {
 		n = DefaultWarm
@@ -343,6 +369,7 @@ func New(cfg Config) (*Runtime, error) {
 		n = 0
 	}
 	r := &Runtime{
+		locales: locales,
 		warm:    make(chan *machine, n),
 		refill:  make(chan struct{}, 1),
 		discard: make(chan *machine, 64),
@@ -503,6 +530,10 @@ type machine struct {
 	heap     heapReader
 	watch    *allocWatch // nil if the wrapper's layout is unknown
 	run      *run        // the run that owns the VM; nil while warm
+	// intl is the setup of the VM's Intl, read when a step first uses it:
+	// the locales offered, the default locale (intl.DefaultLocale, en-US,
+	// if empty) and time zone. The run that takes the VM sets it.
+	intl intl.Env
 }
 
 func newMachine() (*machine, error) {

@@ -48,6 +48,11 @@ type Config struct {
 	// (jsrt.Config.Warm): zero means jsrt.DefaultWarm, negative none.
 	Warm int
 
+	// Locales are the locales beyond English the workers' Intl offers
+	// (jsrt.Config.Locales): nil means every one jsrt.IntlLocales lists,
+	// empty English alone.
+	Locales []string
+
 	// Grace is how long past a run's wall-clock limit (or past an abort)
 	// the host waits for the worker's terminal frame before it SIGKILLs
 	// the worker. Zero means DefaultGrace (1s).

@@ -509,10 +509,20 @@ func (p *Pool) startWorker(slot int) (_ *proc, err error) {
 	return w, nil
 }
 
+// helloLocales is Config.Locales as the hello carries it, where an absent
+// list means every locale: English alone is ["en"], which is always
+// offered.
+func helloLocales(l []string) []string {
+	if l != nil && len(l) == 0 {
+		return []string{"en"}
+	}
+	return l
+}
+
 func (w *proc) handshake(timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	hello := &ipc.Hello{Protocol: ipc.ProtocolVersion, MaxFrameBytes: w.p.cfg.MaxFrameBytes, Warm: w.p.cfg.Warm,
-		Bootstrap: hostBootstrap()}
+		Locales: helloLocales(w.p.cfg.Locales), Bootstrap: hostBootstrap()}
 	b, err := ipc.EncodeFrame(&ipc.Frame{Type: ipc.FrameHello, Hello: hello}, w.p.cfg.MaxFrameBytes)
 	if err != nil && hello.Bootstrap != nil {
 		// Too large for a small MaxFrameBytes: the worker compiles its own.

@@ -107,7 +107,7 @@ func (s *server) serve() (err error) {
 	if b := hello.Hello.Bootstrap; b != nil {
 		jsrt.UseBootstrap(b.ID, b.Code) // ignored unless this build's
 	}
-	s.runner, err = s.newRunner(jsrt.Config{Warm: hello.Hello.Warm})
+	s.runner, err = s.newRunner(jsrt.Config{Warm: hello.Hello.Warm, Locales: hello.Hello.Locales})
 	if err != nil {
 		return fmt.Errorf("start the runtime: %w", err)
 	}
