@@ -298,7 +298,13 @@ func TestWorkersRetireAfterLimit(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			e := workersEngine(t, pl, c.w)
 			before := ranIn(t, e, pl, "a")
-			_, _, err := run(t, e, sandbox.Request{Code: "while (true) {}", Tenant: "a", Limits: sandbox.Limits{CPUMs: 100}}, nil)
+			// The wall-clock limit, on a step that waits: a CPU limit
+			// on a loop can end in an overrun (the engine polls its
+			// interrupt every few thousand instructions, which under
+			// -race on a loaded machine can be past the 2 ms a stopped
+			// VM is given), and an overrun ends the worker whatever
+			// RetireAfterLimit says.
+			_, _, err := run(t, e, sandbox.Request{Code: "await new Promise(r => setTimeout(r, 1e9))", Tenant: "a", Limits: sandbox.Limits{WallMs: 200}}, nil)
 			if !errors.Is(err, sandbox.ErrTimeout) {
 				t.Fatalf("want TIMEOUT, got %v", err)
 			}
