@@ -138,11 +138,24 @@ func (ts *testServer) rpc(opts ...connect.ClientOption) stepboxv1connect.Stepbox
 // JSON answer (nil if not JSON) and the raw body.
 func (ts *testServer) post(t *testing.T, path, body string, header ...string) (int, map[string]any, string) {
 	t.Helper()
+	status, _, raw := ts.send(t, path, "application/json", body, header...)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return status, m, string(raw)
+}
+
+// send posts body to path over HTTP/1.1 with contentType (none if empty)
+// and the header's name, value pairs, and returns the answer's status,
+// Content-Type and body.
+func (ts *testServer) send(t *testing.T, path, contentType, body string, header ...string) (int, string, []byte) {
+	t.Helper()
 	req, err := http.NewRequest("POST", ts.url+path, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -152,9 +165,7 @@ func (ts *testServer) post(t *testing.T, path, body string, header ...string) (i
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	return resp.StatusCode, m, string(raw)
+	return resp.StatusCode, resp.Header.Get("Content-Type"), raw
 }
 
 // get fetches an operational endpoint (with testMetricsKey).

@@ -27,27 +27,14 @@ import (
 // number's text (json.Number), so that a test sees the digits on the wire.
 func postExact(t *testing.T, ts *testServer, body string, header ...string) (int, map[string]any, string) {
 	t.Helper()
-	req, err := http.NewRequest("POST", ts.url+runPath, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := ts.h1.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	status, _, raw := ts.send(t, runPath, "application/json", body, header...)
 	d := json.NewDecoder(bytes.NewReader(raw))
 	d.UseNumber()
 	var m map[string]any
 	if err := d.Decode(&m); err != nil {
 		t.Fatalf("the answer is not JSON: %v\n%s", err, raw)
 	}
-	return resp.StatusCode, m, string(raw)
+	return status, m, string(raw)
 }
 
 // JSON values are JSON on the wire: the issue's curl, data answers as
@@ -412,23 +399,8 @@ func TestCurlWithoutContentType(t *testing.T) {
 	ts := start(t, server.Config{})
 	post := func(path, contentType, body string, header ...string) (int, string, string) {
 		t.Helper()
-		req, err := http.NewRequest("POST", ts.url+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if contentType != "" {
-			req.Header.Set("Content-Type", contentType)
-		}
-		for i := 0; i+1 < len(header); i += 2 {
-			req.Header.Set(header[i], header[i+1])
-		}
-		resp, err := ts.h1.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, resp.Header.Get("Content-Type"), string(raw)
+		status, ct, raw := ts.send(t, path, contentType, body, header...)
+		return status, ct, string(raw)
 	}
 	const curl = `{"language":"javascript","code":"return input.a + 1","input":{"a":41}}`
 	for _, ct := range []string{"application/x-www-form-urlencoded", ""} {
