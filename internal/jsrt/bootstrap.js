@@ -441,6 +441,17 @@
   // about 2k instructions a member to make.
   let bridge, inner;
 
+  // __sbx_is tells a built-in object by its internal slot: whether getter
+  // (a method or getter of the built-in's, such as Map's size) takes v.
+  function __sbx_is(getter, v) {
+    try {
+      ReflectApply(getter, v, []);
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
+
   // __sbx_partOf evaluates the named part and returns its objects.
   function __sbx_partOf(name) {
     const make = loadPart(name);
@@ -448,7 +459,7 @@
     if (bridge === undefined) {
       bridge = ObjectFreeze({
         __proto__: null,
-        host: host, part: __sbx_api, loadedPart: function __sbx_loadedPart(name) { return loaded[name]; },
+        host: host, part: __sbx_api, __sbx_is: __sbx_is, loadedPart: function __sbx_loadedPart(name) { return loaded[name]; },
         __sbx_list: __sbx_list, __sbx_resolved: __sbx_resolved, __sbx_rejected: __sbx_rejected, setTimer: __sbx_setTimer,
         ReflectApply: ReflectApply, ObjectFreeze: ObjectFreeze, ObjectGetPrototypeOf: ObjectGetPrototypeOf,
         ArrayIsArray: ArrayIsArray, StringCtor: StringCtor,

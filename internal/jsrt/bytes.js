@@ -7,11 +7,7 @@
 (function __sbx_bytesPart(bridge) {
   const { ReflectApply, ObjectFreeze, Uint8ArrayCtor, ArrayBufferIsView,
     ArrayBufferByteLength, TypedArrayName, TypedArrayBuffer, TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer,
-    DataViewByteOffset, DataViewByteLength, TypeErrorCtor } = bridge;
-
-  function __sbx_is(getter, v) {
-    try { ReflectApply(getter, v, []); return true; } catch (_) { return false; }
-  }
+    DataViewByteOffset, DataViewByteLength, TypeErrorCtor, __sbx_is } = bridge;
 
   // __sbx_view returns the bytes of a BufferSource (an ArrayBuffer, a typed
   // array or a DataView) as a Uint8Array over them, or undefined. A view is

@@ -6,15 +6,12 @@
 "use strict";
 (function __sbx_clonePart(bridge) {
   const { ReflectApply, ObjectFreeze, ObjectGetPrototypeOf, StringCtor, ArrayIsArray, ArrayBufferIsView, ArrayBufferByteLength, TypedArrayBuffer,
-    TypedArrayByteOffset, DataViewBuffer, DataViewByteOffset, DataViewByteLength, TypeErrorCtor, loadedPart } = bridge;
+    TypedArrayByteOffset, DataViewBuffer, DataViewByteOffset, DataViewByteLength, TypeErrorCtor, loadedPart, __sbx_is } = bridge;
   const ObjectPrototype = Object.prototype, ObjectPrototypeToString = Object.prototype.toString;
   const ArrayBufferSlice = ArrayBuffer.prototype.slice;
   const SymbolToStringTag = Symbol.toStringTag;
 
   function __sbx_tag(o) { return ReflectApply(ObjectPrototypeToString, o, []); }
-  function __sbx_is(getter, v) {
-    try { ReflectApply(getter, v, []); return true; } catch (_) { return false; }
-  }
 
   const DateGetTime = Date.prototype.getTime;
   const RegExpSource = Object.getOwnPropertyDescriptor(RegExp.prototype, "source").get;

@@ -15,7 +15,7 @@
     host, __sbx_resolved, __sbx_rejected, ObjectGetPrototypeOf, ReflectApply, ObjectFreeze, StringCtor, StringFromCharCode,
     StringCharCodeAt, TypeErrorCtor, Uint8ArrayCtor, ArrayBufferIsView, ArrayBufferByteLength,
     TypedArrayBuffer, TypedArrayByteOffset, TypedArrayByteLength, DataViewBuffer, DataViewByteOffset,
-    DataViewByteLength, loadedPart,
+    DataViewByteLength, loadedPart, __sbx_is,
   } = bridge;
   const {
     pending, mapSet, KIND_FETCH, JSONparse, JSONstringify, ObjectPrototype, ObjectHasOwn,
@@ -103,16 +103,6 @@
     return out;
   }
 
-  // __sbx_is tells an ArrayBuffer (ArrayBufferByteLength) by its internal
-  // slot: whether the getter takes v.
-  function __sbx_is(getter, v) {
-    try {
-      ReflectApply(getter, v, []);
-      return true;
-    } catch (_) {
-      return false;
-    }
-  }
   // __sbx_viewBytes returns the bytes a typed array or DataView views.
   function __sbx_viewBytes(v) {
     let buffer, offset, length;

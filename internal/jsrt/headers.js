@@ -5,7 +5,7 @@
 "use strict";
 (function __sbx_headersPart(bridge, inner) {
   const {
-    ReflectApply, ObjectFreeze, ArrayIsArray, StringCtor, TypeErrorCtor, SymbolIterator, __sbx_list,
+    ReflectApply, ObjectFreeze, ArrayIsArray, StringCtor, TypeErrorCtor, SymbolIterator, __sbx_list, __sbx_is,
   } = bridge;
   const {
     ObjectEntries, ObjectSetPrototypeOf, StringToLowerCase, MapSize, MapForEach,
@@ -13,16 +13,6 @@
 
   function __sbx_lower(s) { return ReflectApply(StringToLowerCase, StringCtor(s), []); }
 
-  // __sbx_is tells a Map (MapSize) by its internal slot: whether the
-  // getter takes v.
-  function __sbx_is(getter, v) {
-    try {
-      ReflectApply(getter, v, []);
-      return true;
-    } catch (_) {
-      return false;
-    }
-  }
   let headerPairs; // (Headers) -> its pairs, for a fetch request's JSON
 
   class Headers {
