@@ -45,17 +45,26 @@ func PluralLocale(requested []string, def string) string {
 	return def
 }
 
+// rulesOf returns the rules of type ("cardinal" or "ordinal") and the tag
+// of locale.
+func rulesOf(locale, typ string) (*plural.Rules, language.Tag, error) {
+	tag, err := language.Parse(locale)
+	if err != nil {
+		return nil, tag, fmt.Errorf("intl: %w", err)
+	}
+	if typ == "ordinal" {
+		return plural.Ordinal, tag, nil
+	}
+	return plural.Cardinal, tag, nil
+}
+
 // PluralCategory is the plural category, in locale and for type
 // ("cardinal" or "ordinal"), of dec: digits, an optional point and more
 // digits, as a number is shown.
 func PluralCategory(locale, typ, dec string) (string, error) {
-	tag, err := language.Parse(locale)
+	rules, tag, err := rulesOf(locale, typ)
 	if err != nil {
-		return "", fmt.Errorf("intl: %w", err)
-	}
-	rules := plural.Cardinal
-	if typ == "ordinal" {
-		rules = plural.Ordinal
+		return "", err
 	}
 	form, err := matchDecimal(rules, tag, dec)
 	if err != nil {
@@ -67,13 +76,9 @@ func PluralCategory(locale, typ, dec string) (string, error) {
 // PluralCategories are the categories of locale's rules of type, as a
 // JSON array in the order Node reports them: by name, with other last.
 func PluralCategories(locale, typ string) (string, error) {
-	tag, err := language.Parse(locale)
+	rules, tag, err := rulesOf(locale, typ)
 	if err != nil {
-		return "", fmt.Errorf("intl: %w", err)
-	}
-	rules := plural.Cardinal
-	if typ == "ordinal" {
-		rules = plural.Ordinal
+		return "", err
 	}
 	var seen [len(pluralForms)]bool
 	for _, d := range pluralProbes {
