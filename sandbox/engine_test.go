@@ -181,6 +181,30 @@ func TestErrors(t *testing.T) {
 			t.Errorf("stack %q", se.Stack)
 		}
 	})
+	t.Run("an error the guest API throws has the step's frames only", func(t *testing.T) {
+		// structuredClone and crypto.subtle throw from the bootstrap's
+		// parts, whose frames are dropped: the stack is the step's, in the
+		// report and as console.log prints the error.
+		code := "function g(v) {\n  return structuredClone(v)\n}\ntry { g(() => 1) } catch (e) { console.log(e) }\nawait crypto.subtle.digest('SHA-9', new Uint8Array(1))"
+		evs, _, err := run(t, engine(t), sandbox.Request{Code: code}, nil)
+		var se *sandbox.Error
+		if !errors.As(err, &se) || se.Code != sandbox.CodeRuntime {
+			t.Fatalf("want a RUNTIME error, got %v", err)
+		}
+		var logs []string
+		for _, ev := range evs {
+			if ev.Console != nil {
+				logs = append(logs, ev.Console.Text)
+			}
+		}
+		if se.Message != "NotSupportedError: Unrecognized algorithm name: SHA-9" || se.Stack != "    at anonymous (step.js:5:27)\n" {
+			t.Errorf("message %q, stack %q", se.Message, se.Stack)
+		}
+		want := "DataCloneError: () => 1 could not be cloned.\n    at g (step.js:2:3)\n    at anonymous (step.js:4:8)"
+		if len(logs) != 1 || logs[0] != want {
+			t.Errorf("console.log(e) printed %q, want %q", logs, want)
+		}
+	})
 	t.Run("syntax error is VALIDATION at the user's line and column", func(t *testing.T) {
 		se := expectError(t, sandbox.Request{Code: "const a = 1;\nreturn a +;"}, sandbox.CodeValidation, "")
 		if se.Position == nil || se.Position.Line != 2 || se.Position.Column != 11 {

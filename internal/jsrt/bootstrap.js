@@ -9,8 +9,9 @@
 // objects (duckdb, glpk) and the package table are built only for a run
 // that asks for them, and become its globals.
 //
-// Every function here is named __sbx_* so that stack traces can drop the
-// bootstrap's own frames; user code is compiled by the AsyncFunction
+// Every function here is named __sbx_*; its frames in stack traces have
+// no location (the bytecode keeps no debug information), which is how
+// they are dropped; user code is compiled by the AsyncFunction
 // constructor and its frames are the ones named "<input>".
 //
 // The step owns its globals: it may replace any built-in method or getter,
@@ -310,8 +311,9 @@
   }
 
   // __sbx_userStack rewrites a stack trace as the host's RewriteStack does:
-  // the bootstrap's frames dropped, the step's named step.js with the
-  // user's line numbers (the AsyncFunction header is two lines).
+  // the bootstrap's frames dropped (those without a location, or in
+  // "<eval>"), the step's named step.js with the user's line numbers (the
+  // AsyncFunction header is two lines).
   function __sbx_userStack(stack) {
     let out = "";
     for (let start = 0; start <= stack.length;) {
@@ -319,7 +321,8 @@
       if (end < 0) end = stack.length;
       const line = ReflectApply(StringSlice, stack, [start, end]);
       start = end + 1;
-      if (line === "" || ReflectApply(StringIndexOf, line, ["<eval>", 0]) >= 0) continue;
+      if (line === "" || ReflectApply(StringCharCodeAt, line, [line.length - 1]) !== 41 /* ) */ ||
+        ReflectApply(StringIndexOf, line, ["<eval>", 0]) >= 0) continue;
       out += (out === "" ? "" : "\n") + __sbx_relocate(line);
     }
     return out;

@@ -19,7 +19,9 @@ const StepFile = "step.js"
 const headerLines = 2
 
 // userFrame matches a location in code compiled from the user's step; the
-// engine names it "<input>". The bootstrap's own code is "<eval>".
+// engine names it "<input>". The bootstrap's own code has no location (its
+// bytecode keeps no debug information: compiledBootstrap), so its frames
+// are "at name" alone; code the bootstrap evaluates from source is "<eval>".
 var userFrame = regexp.MustCompile(`<input>:(\d+)(?::(\d+))?`)
 
 // thrown turns the bootstrap's description of a thrown value into a failure
@@ -99,8 +101,8 @@ func RewriteStack(stack string) (string, *ipc.Position) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if strings.Contains(line, "<eval>") {
-			continue
+		if strings.Contains(line, "<eval>") || !strings.HasSuffix(line, ")") {
+			continue // the bootstrap's
 		}
 		if frames++; frames > maxFrames {
 			fmt.Fprintf(&b, "    ... %d more frames\n", len(lines)-i)

@@ -140,10 +140,13 @@ var presetBootstrap atomic.Pointer[bundle]
 
 // compiledBootstrap is the bootstrap compiled to bytecode once per process.
 //
-// The bytecode keeps no source text: every VM reads the bytecode, and the
-// text of each function (comments included) was a third of the reading
-// and of the bytes. The bootstrap's functions then print as native code.
-// Line numbers stay, for the stack traces that drop the bootstrap's frames.
+// The bytecode keeps no source text and no debug information: every VM
+// reads the bytecode, and the text of each function (comments included)
+// was a third of the reading and of the bytes; the file name and line
+// table of each function another 3% of a VM's making and 3–8% of a
+// part's first use (scripts/firstuse). The bootstrap's functions then
+// print as native code, and their stack frames have no location, which
+// is how RewriteStack knows and drops them.
 var compiledBootstrap = sync.OnceValues(func() (*bundle, error) {
 	vm, err := quickjs.NewVM()
 	if err != nil {
@@ -151,7 +154,7 @@ var compiledBootstrap = sync.OnceValues(func() (*bundle, error) {
 	}
 	defer vm.Close()
 	if ctx, tls, ok := vmHandles(vm); ok {
-		lib.XJS_SetStripInfo(tls, lib.XJS_GetRuntime(tls, ctx), lib.MJS_STRIP_SOURCE)
+		lib.XJS_SetStripInfo(tls, lib.XJS_GetRuntime(tls, ctx), lib.MJS_STRIP_DEBUG)
 	}
 	b := &bundle{parts: make(map[string][]byte, len(partSources))}
 	if b.boot, err = vm.Compile(bootstrapSource, quickjs.EvalGlobal); err != nil {
