@@ -401,6 +401,9 @@ type proc struct {
 	zmu     sync.Mutex
 	zygote  *zygote // guarded by zmu
 	zclosed bool    // guarded by zmu: the worker is gone, and so is its zygote
+	// passClosed (guarded by zmu) is set when the reaper closed pass:
+	// descriptors are passed on it under zmu (sendPass).
+	passClosed bool
 
 	busy    atomic.Bool   // a run is in progress: set by Run, cleared by the reader at the run's terminal
 	exiting atomic.Bool   // its last terminal said it exits (ipc.Frame.Exiting)
@@ -593,10 +596,17 @@ var hostBootstrap = sync.OnceValue(func() *ipc.Bootstrap {
 func (w *proc) reaped(p *Pool) {
 	w.diedBusy = w.busy.Load()
 	w.in.Close()
-	if w.pass != nil {
+	w.zmu.Lock()
+	if w.pass != nil && !w.passClosed {
+		// Under zmu: a run starting a zygote may be passing a descriptor
+		// on it (sendPass), and a number closed while it does could be
+		// another descriptor's by the time it sends.
 		w.pass.Close()
+		w.passClosed = true
 	}
-	if z := w.currentZygote(); z != nil {
+	z := w.zygote
+	w.zmu.Unlock()
+	if z != nil {
 		z.kill("")
 	}
 	p.procs.Add(1) // Done when the reader stopped or its grace is over.

@@ -2,6 +2,7 @@ package pool
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"time"
 
@@ -25,6 +26,19 @@ func (w *proc) currentZygote() *zygote {
 	w.zmu.Lock()
 	defer w.zmu.Unlock()
 	return w.zygote
+}
+
+// sendPass passes f to the worker on its descriptor socket, unless the
+// worker is gone and the reaper closed the socket: under zmu, so that the
+// socket's descriptor is not closed, and its number perhaps reused by
+// another worker's, while it is used.
+func (w *proc) sendPass(f *os.File) error {
+	w.zmu.Lock()
+	defer w.zmu.Unlock()
+	if w.passClosed {
+		return fmt.Errorf("worker %d is gone", w.pid)
+	}
+	return sendFile(w.pass, f)
 }
 
 // ensureZygote makes sure that w, which the caller holds for a Python run,
@@ -109,7 +123,7 @@ func (p *Pool) startZygote(w *proc, l *pyrt.Launcher) error {
 		z.z.Close()
 		return fail(err)
 	}
-	if err := sendFile(w.pass, control); err != nil {
+	if err := w.sendPass(control); err != nil {
 		z.z.Close()
 		return fail(fmt.Errorf("pass the control socket to worker %d: %w", w.pid, err))
 	}
