@@ -216,10 +216,19 @@ func number(args []any, i int) (float64, bool) {
 
 // locales is __sbx_intl_locales(kind, list): the canonical form of the
 // list (a JSON array of tags) for kind "", else the part of it kind's
-// supportedLocalesOf reports.
+// supportedLocalesOf reports; for kind "values", Intl.supportedValuesOf
+// of the key list is, as a JSON array.
 func (st *intlState) locales(args []any) (any, error) {
 	kind, _ := intlArg[string](args, 0)
 	list, _ := intlArg[string](args, 1)
+	if kind == "values" {
+		vs, err := intl.SupportedValuesOf(list)
+		if err != nil {
+			return jsError(err)
+		}
+		b, _ := json.Marshal(vs)
+		return string(b), nil
+	}
 	var tags []string
 	if err := json.Unmarshal([]byte(list), &tags); err != nil {
 		return nil, fmt.Errorf("intl: locale list: %w", err)

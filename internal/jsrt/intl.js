@@ -458,6 +458,9 @@
   const Intl = {};
   tag(Intl, "Intl");
   define(Intl, "getCanonicalLocales", function getCanonicalLocales(locales) { return canonical(locales); });
+  define(Intl, "supportedValuesOf", function supportedValuesOf(key) {
+    return JSONparse(host(localesOf, ["values", `${key}`])); // ToString: a Symbol throws
+  });
   define(Intl, "DateTimeFormat", DateTimeFormat);
   define(Intl, "NumberFormat", NumberFormat);
   define(Intl, "RelativeTimeFormat", RelativeTimeFormat);
